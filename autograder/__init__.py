@@ -1,0 +1,1 @@
+"""Training Systems autograder: intake -> sandboxed run -> trusted check -> report."""

@@ -1,0 +1,90 @@
+"""Where an assignment's files live. An assignment exists when tests/<name>/assignment.toml does."""
+
+from __future__ import annotations
+
+import importlib.util
+import tomllib
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+VISIBILITIES = ("public", "hidden")
+
+
+class AssignmentError(Exception):
+    """An assignment is missing or misconfigured."""
+
+
+@dataclass(frozen=True)
+class Assignment:
+    name: str
+    package: str
+    number: int
+    title: str
+    forbidden: tuple[str, ...]
+    test_timeout: float
+    run_timeout: float
+    root: Path = ROOT
+
+    @property
+    def tests_dir(self) -> Path:
+        return self.root / "tests" / self.name
+
+    def test_files(self, visibility: str) -> list[Path]:
+        return sorted((self.tests_dir / visibility).glob("test_*.py"))
+
+    def goldens_path(self, visibility: str, base: Path | None = None) -> Path:
+        return (base or self.tests_dir) / "goldens" / f"{visibility}.json"
+
+    def inputs_path(self, visibility: str, base: Path | None = None) -> Path:
+        return (base or self.tests_dir) / "inputs" / f"{visibility}.json"
+
+    @property
+    def solutions(self) -> Path:
+        return self.root / "solutions"
+
+    @property
+    def starter(self) -> Path:
+        return self.root / "starter"
+
+    @property
+    def mutants_file(self) -> Path:
+        return self.root / "solutions" / "mutants" / f"{self.name}.toml"
+
+    @cached_property
+    def checks(self) -> ModuleType | None:
+        """The trusted parent-side checks module (tests/<a>/checks.py), if any."""
+        path = self.tests_dir / "checks.py"
+        if not path.exists():
+            return None
+        spec = importlib.util.spec_from_file_location(f"_checks_{self.name}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+
+def load(name: str, root: Path = ROOT) -> Assignment:
+    path = root / "tests" / name / "assignment.toml"
+    if not path.exists():
+        known = ", ".join(a.name for a in discover(root)) or "none"
+        raise AssignmentError(f"unknown assignment '{name}' (known: {known})")
+    cfg = tomllib.loads(path.read_text(encoding="utf-8"))
+    try:
+        return Assignment(name=name, package=cfg["package"], number=int(cfg["number"]),
+                          title=cfg["title"], forbidden=tuple(cfg.get("forbidden", ())),
+                          test_timeout=float(cfg.get("test_timeout", 10)),
+                          run_timeout=float(cfg.get("run_timeout", 120)), root=root)
+    except KeyError as e:
+        raise AssignmentError(f"{path}: missing key {e}") from None
+
+
+def discover(root: Path = ROOT) -> list[Assignment]:
+    """Every assignment present, in teaching order."""
+    found = [load(p.parent.name, root) for p in (root / "tests").glob("*/assignment.toml")]
+    return sorted(found, key=lambda a: a.number)
+
+
+def by_package(package: str, root: Path = ROOT) -> Assignment | None:
+    return next((a for a in discover(root) if a.package == package), None)

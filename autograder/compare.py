@@ -1,0 +1,163 @@
+"""The trusted checker: observations (plain data from the sandbox) against goldens.
+
+Used by the parent for graded runs and, in local mode, by the harness. `None` means a match;
+otherwise a one-line message. Nothing here trusts the observed value's type or shape.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from .harness.plaindata import PlainDataError, Unencodable, decode
+
+MAX_REPR = 120
+
+
+def short(value: Any) -> str:
+    """A bounded repr for messages."""
+    if isinstance(value, np.ndarray):
+        text = np.array2string(value, threshold=8, precision=6)
+        text = f"array{list(value.shape)} {text}"
+    else:
+        text = repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
+
+
+def plain_equal(a: Any, b: Any) -> bool:
+    """Exact equality of decoded plain data (NaN equals NaN; types must agree)."""
+    if isinstance(a, Unencodable) or isinstance(b, Unencodable):
+        return False
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+            return False
+        if a.dtype.kind != b.dtype.kind or a.shape != b.shape:
+            return False
+        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, list):
+        return len(a) == len(b) and all(plain_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(plain_equal(a[k], b[k]) for k in a)
+    return a == b
+
+
+def _numeric(value: Any) -> np.ndarray | None:
+    if isinstance(value, Unencodable):
+        return None
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+    return arr if arr.dtype.kind in "biuf" else None
+
+
+def compare_close(observed: Any, expected: Any, atol: float, rtol: float) -> str | None:
+    """|o - e| <= atol + rtol*|e| per element; dtype kind and shape exact; NaN == NaN."""
+    e = _numeric(expected)
+    o = _numeric(observed)
+    if o is None:
+        return f"expected a number/array, got {short(observed)}"
+    if o.dtype.kind != e.dtype.kind and not {o.dtype.kind, e.dtype.kind} <= {"i", "u"}:
+        return f"dtype kind '{o.dtype.kind}' differs from expected '{e.dtype.kind}' ({e.dtype})"
+    if o.shape != e.shape:
+        return f"shape {o.shape} differs from expected {e.shape}"
+    if o.size == 0:
+        return None
+    of, ef = o.astype(np.float64), e.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        err = np.abs(of - ef)
+        bad = ~((err <= atol + rtol * np.abs(ef)) | (np.isnan(of) & np.isnan(ef))
+                | ((of == ef) & np.isinf(ef)))
+    if not bad.any():
+        return None
+    idx = tuple(int(i) for i in np.argwhere(bad)[0])
+    where = f" at index {idx}" if o.ndim else ""
+    return (f"{int(bad.sum())} of {o.size} values off{where}: got {of[idx]!r}, expected "
+            f"{ef[idx]!r} (atol={atol:g}, rtol={rtol:g})")
+
+
+def compare_value(spec: dict, observed: Any, expected: Any, ctx: SimpleNamespace | None,
+                  checks: Any) -> str | None:
+    """Judge one decoded observed value by its manifest spec."""
+    kind = spec["kind"]
+    if kind == "exact":
+        if plain_equal(observed, expected):
+            return None
+        return f"got {short(observed)}, expected {short(expected)}"
+    if kind == "close":
+        return compare_close(observed, expected, spec["atol"], spec["rtol"])
+    if kind == "check":
+        fn = getattr(checks, spec["check"], None) if checks is not None else None
+        if fn is None:
+            return f"named check '{spec['check']}' is missing from checks.py"
+        try:
+            message = fn(observed, ctx)
+        except Exception as e:  # noqa: BLE001 - a check that cannot read the value fails it
+            return f"could not be checked ({type(e).__name__}: {str(e)[:200]})"
+        return None if message is None else str(message)[:500]
+    return f"unknown observation kind {kind!r}"
+
+
+def judge(spec: dict, observed_data: Any, inputs: Any, checks: Any, name: str) -> str | None:
+    """Judge one encoded observation against its manifest spec (which holds `expected`)."""
+    try:
+        observed = decode(observed_data)
+    except (PlainDataError, RecursionError) as e:
+        return f"malformed observation ({e})"
+    expected = decode(spec["expected"])
+    ctx = SimpleNamespace(inputs=inputs, expected=expected, name=name)
+    return compare_value(spec, observed, expected, ctx, checks)
+
+
+def matching_hints(spec: dict, observed_data: Any, mutant_values: list[tuple[str, Any]],
+                   inputs: Any, checks: Any, name: str) -> list[str]:
+    """Hints of every mutant whose value for this observation fails the golden and matches
+    the student's observed value."""
+    try:
+        observed = decode(observed_data)
+    except (PlainDataError, RecursionError):
+        return []
+    hints = []
+    for hint, mutant_data in mutant_values:
+        if judge(spec, mutant_data, inputs, checks, name) is None:
+            continue  # the mutant is right here: its value says nothing
+        mutant = decode(mutant_data)
+        as_golden = {**spec, "expected": mutant_data}
+        if spec["kind"] == "check":
+            same = plain_equal(observed, mutant)
+        else:
+            same = compare_value(as_golden, observed, mutant, None, checks) is None
+        if same and hint not in hints:
+            hints.append(hint)
+    return hints
+
+
+def judge_local(assignment_dir: Path, visibility: str, test_id: str, obs: dict) -> str | None:
+    """Local mode (pytest run directly): compare one observation with the stored goldens."""
+    from .assignments import load
+
+    assignment = load(assignment_dir.name, assignment_dir.parent.parent)
+    store = json.loads(assignment.goldens_path(visibility).read_text(encoding="utf-8"))
+    test = store["tests"].get(test_id)
+    if test is None or obs["name"] not in test["observations"]:
+        return f"no golden for {test_id}/{obs['name']}: run `make goldens`"
+    spec = test["observations"][obs["name"]]
+    inputs_store = json.loads(assignment.inputs_path(visibility).read_text(encoding="utf-8"))
+    inputs = decode(inputs_store[test_id]) if test_id in inputs_store else None
+    message = judge(spec, obs["value"], inputs, assignment.checks, obs["name"])
+    if message is None:
+        return None
+    mutants = [(m["hint"], m["values"][test_id][obs["name"]]) for m in store["mutants"].values()
+               if obs["name"] in m["values"].get(test_id, {})]
+    hints = matching_hints(spec, obs["value"], mutants, inputs, assignment.checks, obs["name"])
+    return f"{obs['name']}: {message}" + "".join(f"\nHint: {h}" for h in hints)

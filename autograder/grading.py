@@ -1,0 +1,162 @@
+"""The grading pipeline: intake -> sandboxed run -> trusted check. Produces AssignmentGrade.
+
+Everything here runs in the trusted parent; student code runs only in runner's child.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .assignments import VISIBILITIES, Assignment
+from .compare import judge, matching_hints
+from .goldens import load_inputs, load_store
+from .harness.plaindata import PlainDataError, decode
+from .intake import find_package, stage, staging_dir
+from .runner import RunResult, TestRecord, run_tests
+
+HIDDEN_FAILED = "Hidden test failed."
+
+
+@dataclass
+class TestResult:
+    assignment: str
+    id: str
+    file: str
+    visibility: str
+    max_points: float
+    passed: bool
+    message: str = ""  # what the student may see
+    hints: list[str] = field(default_factory=list)
+
+    @property
+    def points(self) -> float:
+        return self.max_points if self.passed else 0.0
+
+
+@dataclass
+class AssignmentGrade:
+    assignment: Assignment
+    tests: list[TestResult]
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
+    run: RunResult | None = None
+
+    @property
+    def score(self) -> float:
+        return sum(t.points for t in self.tests)
+
+    @property
+    def max_score(self) -> float:
+        return sum(t.max_points for t in self.tests)
+
+
+def grade_submission_root(assignment: Assignment, root: Path,
+                          visibilities: tuple[str, ...] = VISIBILITIES) -> AssignmentGrade:
+    """Grade the assignment's package found in `root` (at its root or one folder down)."""
+    started = time.monotonic()
+    package_dir = find_package(root, assignment.package)
+    if package_dir is None:
+        problem = (f"no '{assignment.package}' package found (expected a folder "
+                   f"'{assignment.package}/' with __init__.py, at the top or one folder down)")
+        return _all_failed(assignment, visibilities, [problem], [], started)
+    work = staging_dir()
+    try:
+        staged = stage(package_dir, assignment, work)
+        if staged.problems:
+            return _all_failed(assignment, visibilities, staged.problems, staged.notes, started)
+        grade = grade_staged(assignment, work, visibilities)
+        grade.notes[:0] = staged.notes
+        grade.wall_s = time.monotonic() - started
+        return grade
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def grade_staged(assignment: Assignment, impl_root: Path,
+                 visibilities: tuple[str, ...] = VISIBILITIES) -> AssignmentGrade:
+    """Run and judge an implementation already staged at impl_root/<package>."""
+    started = time.monotonic()
+    stores = {v: load_store(assignment, v) for v in visibilities}
+    plan = [t for v in visibilities for t in stores[v]["tests"]]
+    timeouts = {t: spec["timeout"] for v in visibilities
+                for t, spec in stores[v]["tests"].items() if spec["timeout"]}
+    result = run_tests(assignment, impl_root, "replay", plan, timeouts=timeouts,
+                       visibilities=visibilities)
+    tests = []
+    for vis in visibilities:
+        inputs = load_inputs(assignment, vis)
+        for test_id, spec in stores[vis]["tests"].items():
+            tests.append(_judge_test(assignment, vis, test_id, spec, stores[vis]["mutants"],
+                                     inputs.get(test_id), result.records[test_id]))
+    return AssignmentGrade(assignment, tests, problems=list(result.collect_errors),
+                           wall_s=time.monotonic() - started, run=result)
+
+
+def _judge_test(assignment: Assignment, vis: str, test_id: str, spec: dict, mutants: dict,
+                inputs_data, rec: TestRecord) -> TestResult:
+    result = TestResult(assignment.name, test_id, spec["file"], vis, spec["points"], False)
+    try:
+        inputs = decode(inputs_data) if inputs_data is not None else None
+    except PlainDataError:
+        inputs = None
+    observed = {}
+    for obs in rec.obs:
+        if isinstance(obs, dict) and isinstance(obs.get("name"), str):
+            observed.setdefault(obs["name"], obs.get("value"))
+    details: list[str] = []
+    if rec.status == "not_run":
+        details.append("not run (the test process stopped before reaching it)")
+    elif rec.status != "ended":
+        details.append(rec.error or rec.status)
+    elif rec.outcome != "passed":
+        details.append(f"raised {rec.error}" if rec.error else "failed")
+    all_match = True
+    for name, ospec in spec["observations"].items():
+        if name not in observed:
+            all_match = False
+            if rec.status == "ended" and rec.outcome == "passed":
+                details.append(f"{name}: not recorded")
+            continue
+        message = judge(ospec, observed[name], inputs, assignment.checks, name)
+        if message is None:
+            continue
+        all_match = False
+        details.append(f"{name}: {message}")
+        values = [(m["hint"], m["values"][test_id][name]) for m in mutants.values()
+                  if name in m["values"].get(test_id, {})]
+        for hint in matching_hints(ospec, observed[name], values, inputs, assignment.checks,
+                                   name):
+            if hint not in result.hints:
+                result.hints.append(hint)
+    result.passed = rec.status == "ended" and rec.outcome == "passed" and all_match
+    if not result.passed:
+        result.message = _student_message(vis, rec, details)
+    return result
+
+
+def _student_message(vis: str, rec: TestRecord, details: list[str]) -> str:
+    """Public tests show what went wrong; hidden tests only say how they failed."""
+    if vis == "public":
+        shown = details[:6] + ([f"... and {len(details) - 6} more"] if len(details) > 6 else [])
+        return "\n".join(shown)
+    if rec.status == "timeout":
+        return f"{HIDDEN_FAILED} It timed out."
+    if rec.status in ("crashed", "not_run"):
+        return f"{HIDDEN_FAILED} The test process died."
+    if rec.outcome != "passed":
+        return f"{HIDDEN_FAILED} It raised {rec.error_type or 'an exception'}."
+    return f"{HIDDEN_FAILED} An output did not match."
+
+
+def _all_failed(assignment: Assignment, visibilities, problems: list[str], notes: list[str],
+                started: float) -> AssignmentGrade:
+    tests = []
+    for vis in visibilities:
+        for test_id, spec in load_store(assignment, vis)["tests"].items():
+            tests.append(TestResult(assignment.name, test_id, spec["file"], vis, spec["points"],
+                                    False, "not run: " + problems[0]))
+    return AssignmentGrade(assignment, tests, problems, notes, time.monotonic() - started)

@@ -1,0 +1,104 @@
+"""The test-side harness: what graded tests import. It runs in the sandbox next to student code.
+
+Nothing here decides a grade. Tests *record* observations; the trusted parent compares them with
+goldens it alone holds (see docs/WRITING_TESTS.md). This package imports nothing else from
+`autograder` except, in local mode only, the parent's comparison code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .plaindata import PlainDataError, encode
+
+__all__ = ["graded", "hypothesis_examples", "Recorder", "GradedSpec"]
+
+KINDS = ("exact", "close", "check")
+
+
+@dataclass(frozen=True)
+class GradedSpec:
+    """What `@graded` attaches to a test function."""
+
+    id: str
+    points: float
+    cases: Callable[[Any], Any] | None
+    timeout: float | None
+
+
+def graded(points: float, cases: Callable | None = None, timeout: float | None = None,
+           id: str | None = None) -> Callable:
+    """Mark a test as graded: `points` for it, stored inputs from `cases(rng)`, optional wall
+    `timeout` in seconds (default: the assignment's), explicit `id` (default: function name)."""
+    if not isinstance(points, (int, float)) or points < 0:
+        raise ValueError("points must be a non-negative number")
+
+    def mark(fn: Callable) -> Callable:
+        fn._graded = GradedSpec(id or fn.__name__, float(points), cases, timeout)
+        return fn
+
+    return mark
+
+
+def hypothesis_examples(strategy: Any, n: int) -> list:
+    """Draw up to `n` examples from a hypothesis strategy, deterministically (derandomized).
+    For `cases=` generators only: graded runs replay the stored examples, with no search."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    out: list = []
+
+    @settings(max_examples=n, derandomize=True, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck), deadline=None)
+    @given(strategy)
+    def collect(example: Any) -> None:
+        out.append(example)
+
+    collect()
+    return out[:n]
+
+
+class Recorder:
+    """Records a test's observations as plain data. In a graded run it never raises."""
+
+    def __init__(self, test_id: str, on_record: Callable[[dict], None] | None = None):
+        self.test_id = test_id
+        self.observations: list[dict] = []
+        self._on_record = on_record
+
+    def _add(self, name: str, kind: str, value: Any, atol: float = 0.0, rtol: float = 0.0,
+             check: str | None = None) -> None:
+        if not isinstance(name, str) or not name:
+            raise ValueError("observation name must be a non-empty string")
+        try:
+            data = encode(value)
+        except (PlainDataError, RecursionError, TypeError, ValueError, OverflowError) as e:
+            data = {"__unencodable__": f"{type(value).__name__} ({type(e).__name__})"}
+        obs = {"name": name, "kind": kind, "value": data, "atol": float(atol),
+               "rtol": float(rtol), "check": check}
+        self.observations.append(obs)
+        if self._on_record is not None:
+            self._on_record(obs)
+
+    def exact(self, name: str, value: Any) -> None:
+        """Record `value`; it must equal the golden exactly (as plain data)."""
+        self._add(name, "exact", value)
+
+    def close(self, name: str, value: Any, atol: float = 0.0, rtol: float = 0.0) -> None:
+        """Record a numeric `value`; it must be within atol + rtol*|expected| per element."""
+        self._add(name, "close", value, atol=atol, rtol=rtol)
+
+    def check(self, name: str, value: Any, check: str) -> None:
+        """Record `value`; the parent-side function `check` in tests/<a>/checks.py judges it."""
+        self._add(name, "check", value, check=check)
+
+    def raises(self, name: str, fn: Callable, *args: Any, **kwargs: Any) -> Any:
+        """Call fn(*args, **kwargs); record the exception type's name, or None if none was
+        raised. Returns fn's result (None when it raised)."""
+        try:
+            result = fn(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 - the type is the observation
+            self._add(name, "exact", type(e).__name__)
+            return None
+        self._add(name, "exact", None)
+        return result

@@ -1,0 +1,42 @@
+"""Entry point of the graded child process: `python -I -B boot.py CONFIG.json`.
+
+Runs in the sandbox. Puts the harness and the implementation under test on sys.path, hides the
+assignment's forbidden modules, and runs pytest with the recording plugin and nothing else.
+"""
+
+import importlib.abc
+import json
+import os
+import sys
+
+
+class ForbiddenImportBlocker(importlib.abc.MetaPathFinder):
+    """Makes the assignment's forbidden top-level modules unimportable."""
+
+    def __init__(self, names):
+        self.names = frozenset(names)
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.partition(".")[0] in self.names:
+            raise ImportError(f"module '{fullname}' is forbidden in this assignment")
+        return None
+
+
+def main() -> int:
+    with open(sys.argv[1], encoding="utf-8") as f:
+        cfg = json.load(f)
+    sys.path[:0] = [cfg["lib"], cfg["impl"]]
+    sys.meta_path.insert(0, ForbiddenImportBlocker(cfg["forbidden"]))
+    os.chdir(cfg["workdir"])
+    from autograder.harness import plugin
+    import pytest
+
+    plugin.CONFIG = cfg
+    args = [*cfg["test_files"], "-q", "-p", "no:cacheprovider", "--rootdir", cfg["rootdir"],
+            "-c", cfg["ini"], "--import-mode=importlib", "--tb=short", "--no-header",
+            "-p", "no:pastebin", "-p", "no:legacypath"]
+    return int(pytest.main(args, plugins=[plugin]))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+"""Submission intake: trusts nothing. Finds an assignment package in a folder or zip, and
+stages a clean copy of its .py files for the sandbox, after static checks.
+
+Every rejection is a clear, one-line message; nothing here imports or runs submitted code.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import stat
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from .assignments import Assignment
+
+MAX_ZIP_ENTRIES = 2000
+MAX_ZIP_TOTAL = 50 * 2**20
+MAX_ZIP_RATIO = 200
+MAX_PY_FILES = 200
+MAX_PY_FILE = 2 * 2**20
+MAX_PY_TOTAL = 8 * 2**20
+REFUSED_NAMES = {"conftest.py", "sitecustomize.py", "usercustomize.py"}
+
+
+class IntakeError(Exception):
+    """The submission as a whole cannot be read (e.g. a broken or unsafe zip)."""
+
+
+@dataclass
+class Staged:
+    """A submission package staged for grading (`root/<package>/`), or why it cannot be."""
+
+    root: Path | None
+    problems: list[str] = field(default_factory=list)  # fatal: zero for the assignment
+    notes: list[str] = field(default_factory=list)  # informational
+
+
+def open_submission(path: Path, workdir: Path) -> Path:
+    """A folder to look for packages in: `path` itself, or a zip safely extracted to workdir."""
+    if path.is_dir():
+        return path
+    if not path.exists():
+        raise IntakeError(f"no such submission: {path}")
+    if not zipfile.is_zipfile(path):
+        raise IntakeError(f"{path.name} is neither a folder nor a valid zip file")
+    dest = workdir / "unzipped"
+    dest.mkdir(parents=True)
+    try:
+        with zipfile.ZipFile(path) as zf:
+            _extract_safely(zf, dest)
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as e:
+        raise IntakeError(f"{path.name}: the zip is damaged or unreadable ({e})") from None
+    return dest
+
+
+def _extract_safely(zf: zipfile.ZipFile, dest: Path) -> None:
+    infos = zf.infolist()
+    if len(infos) > MAX_ZIP_ENTRIES:
+        raise IntakeError(f"the zip has {len(infos)} entries (limit {MAX_ZIP_ENTRIES})")
+    total = 0
+    for info in infos:
+        name = info.filename
+        parts = PurePosixPath(name.replace("\\", "/")).parts
+        if name.startswith(("/", "\\")) or (parts and ":" in parts[0]) or ".." in parts:
+            raise IntakeError(f"the zip entry {name!r} points outside the submission")
+        mode = info.external_attr >> 16
+        if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+            raise IntakeError(f"the zip entry {name!r} is {kind}")
+        total += info.file_size
+        if total > MAX_ZIP_TOTAL:
+            raise IntakeError(f"the zip unpacks to more than {MAX_ZIP_TOTAL // 2**20} MB")
+        if info.compress_size and info.file_size / info.compress_size > MAX_ZIP_RATIO \
+                and info.file_size > 2**20:
+            raise IntakeError(f"the zip entry {name!r} is compressed suspiciously well "
+                              f"(a zip bomb?)")
+    for info in infos:
+        target = dest.joinpath(*PurePosixPath(info.filename.replace("\\", "/")).parts)
+        if info.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with zf.open(info) as src, open(target, "wb") as out:
+            _copy_limited(src, out, info.file_size)
+
+
+def _copy_limited(src, out, limit: int) -> int:
+    done = 0
+    while chunk := src.read(65536):
+        done += len(chunk)
+        if done > limit:
+            raise IntakeError("a zip entry is larger than its header says")
+        out.write(chunk)
+    return done
+
+
+def find_package(root: Path, package: str) -> Path | None:
+    """The package folder at the root, one folder down, or the root itself."""
+    candidates = [root / package, *sorted(p / package for p in root.iterdir()
+                                          if p.is_dir() and not p.is_symlink())]
+    if root.name == package:
+        candidates.insert(0, root)
+    for c in candidates:
+        if c.is_dir() and not c.is_symlink() and (c / "__init__.py").is_file():
+            return c
+    return None
+
+
+def stage(package_dir: Path, assignment: Assignment, dest: Path) -> Staged:
+    """Copy only the package's .py files to dest/<package>/ and check them statically:
+    size limits, syntax, forbidden imports."""
+    staged = Staged(dest)
+    files, skipped, total = [], [], 0
+    for path in sorted(package_dir.rglob("*")):
+        rel = path.relative_to(package_dir)
+        if path.is_symlink() or not path.is_file() or "__pycache__" in rel.parts:
+            continue
+        if path.suffix != ".py" or path.name in REFUSED_NAMES:
+            skipped.append(str(rel))
+            continue
+        size = path.stat().st_size
+        total += size
+        if size > MAX_PY_FILE:
+            staged.problems.append(f"{assignment.package}/{rel} is larger than "
+                                   f"{MAX_PY_FILE // 2**20} MB")
+        files.append(rel)
+    if len(files) > MAX_PY_FILES or total > MAX_PY_TOTAL:
+        staged.problems.append(f"the package has too many or too large .py files "
+                               f"({len(files)} files, {total} bytes)")
+    if skipped:
+        shown = ", ".join(skipped[:5]) + (" ..." if len(skipped) > 5 else "")
+        staged.notes.append(f"ignored {len(skipped)} file(s) that are not graded: {shown}")
+    if staged.problems:
+        return staged
+    for rel in files:
+        text = (package_dir / rel).read_bytes()
+        shown = f"{assignment.package}/{rel}"
+        try:
+            tree = ast.parse(text, filename=shown)
+        except SyntaxError as e:
+            staged.problems.append(f"SyntaxError in {shown}, line {e.lineno}: {e.msg}")
+            continue
+        except ValueError as e:
+            staged.problems.append(f"{shown} cannot be parsed: {e}")
+            continue
+        for module, line in forbidden_imports(tree, assignment.forbidden):
+            staged.problems.append(f"{shown}, line {line} imports '{module}', which this "
+                                   f"assignment forbids (it would do the work for you)")
+        target = dest / assignment.package / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text)
+    return staged
+
+
+def forbidden_imports(tree: ast.AST, forbidden: tuple[str, ...]) -> list[tuple[str, int]]:
+    """(module, line) for each static import of a forbidden top-level module, including
+    `__import__("m")` and `importlib.import_module("m")` with a literal name."""
+    found = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            fn = node.func
+            fname = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(
+                fn, ast.Attribute) else ""
+            if fname in ("__import__", "import_module"):
+                names = [node.args[0].value]
+        for name in names:
+            if name.partition(".")[0] in forbidden:
+                found.append((name, getattr(node, "lineno", 0)))
+    return found
+
+
+def staging_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="intake-"))

@@ -1,0 +1,89 @@
+"""Reports: Gradescope-schema results.json, and a readable terminal report (rich)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from .grading import AssignmentGrade
+
+SCHEMA_PATH = Path(__file__).with_name("gradescope_schema.json")
+GRADESCOPE_VISIBILITY = {"public": "visible", "hidden": "after_published"}
+
+
+def results_json(grades: list[AssignmentGrade], execution_time: float,
+                 problems: list[str] = ()) -> dict:
+    """Gradescope's results.json for one submission (all its assignments)."""
+    tests = []
+    for grade in grades:
+        a = grade.assignment
+        for k, t in enumerate(grade.tests, 1):
+            text = t.message
+            if t.hints:
+                text += "".join(f"\nHint: {h}" for h in t.hints)
+            tests.append({
+                "name": f"{a.name}: {t.id}", "number": f"{a.number}.{k}",
+                "score": t.points, "max_score": t.max_points,
+                "status": "passed" if t.passed else "failed", "output": text.strip(),
+                "visibility": GRADESCOPE_VISIBILITY[t.visibility],
+                "tags": [a.name, Path(t.file).stem],
+            })
+    lines = [*problems]
+    for g in grades:
+        lines.append(f"{g.assignment.name}: {g.score:g} / {g.max_score:g}")
+        lines += [f"  {p}" for p in g.problems + g.notes]
+    return {
+        "score": sum(g.score for g in grades),
+        "max_score": sum(g.max_score for g in grades),
+        "execution_time": round(execution_time, 3),
+        "output": "\n".join(lines),
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+
+
+def write_results(out_dir: Path, results: dict) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "results.json"
+    path.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def render(grades: list[AssignmentGrade], console: Console | None = None,
+           title: str | None = None, problems: list[str] = ()) -> None:
+    """Per-test points, what failed, and misconception hints."""
+    console = console or Console()
+    if title:
+        console.rule(escape(title))
+    for p in problems:
+        console.print(f"[bold red]{escape(p)}[/]")
+    for grade in grades:
+        a = grade.assignment
+        console.print(f"[bold]{a.number}. {escape(a.title)}[/]")
+        table = Table(show_lines=False, expand=False)
+        table.add_column("test")
+        table.add_column("points", justify="right")
+        table.add_column("", justify="center")
+        for t in grade.tests:
+            mark = "[green]✓[/]" if t.passed else "[red]✗[/]"
+            name = t.id + (" [dim](hidden)[/]" if t.visibility == "hidden" else "")
+            table.add_row(name, f"{t.points:g}/{t.max_points:g}", mark)
+        console.print(table)
+        for p in grade.problems:
+            console.print(f"[bold red]problem:[/] {escape(p)}")
+        for n in grade.notes:
+            console.print(f"[yellow]note:[/] {escape(n)}")
+        for t in grade.tests:
+            if t.passed:
+                continue
+            console.print(f"[red]✗ {escape(t.id)}[/]: {escape(t.message)}")
+            for h in t.hints:
+                console.print(f"  [bold magenta]Hint:[/] {escape(h)}")
+        pct = 100 * grade.score / grade.max_score if grade.max_score else 0
+        console.print(f"[bold]{a.name}: {grade.score:g} / {grade.max_score:g} ({pct:.0f}%)"
+                      f"[/]  [dim]{grade.wall_s:.1f} s[/]\n")

@@ -1,0 +1,80 @@
+"""The course self-test: every graded test can fail, and the goldens are what solutions/ makes.
+
+For one assignment: solutions score 100 %, the untouched starter 0, every mutant loses points
+and its hint fires, and the committed goldens match a fresh generation. Each check returns a
+list of problems (empty: fine); `make test` runs them through tests/selftest/.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import jsonschema
+
+from .assignments import Assignment
+from .goldens import stale_report
+from .grading import AssignmentGrade, grade_submission_root
+from .mutants import Mutant, load_mutants, materialize
+from .report import SCHEMA_PATH, results_json
+
+
+def schema_problems(grades: list[AssignmentGrade]) -> list[str]:
+    schema = json.loads(SCHEMA_PATH.read_text())
+    try:
+        jsonschema.validate(results_json(grades, 0.0), schema)
+    except jsonschema.ValidationError as e:
+        return [f"results.json does not validate: {e.message}"]
+    return []
+
+
+def solutions_problems(assignment: Assignment) -> list[str]:
+    grade = grade_submission_root(assignment, assignment.solutions)
+    problems = schema_problems([grade])
+    if grade.score != grade.max_score or grade.max_score == 0:
+        failed = [f"{t.id}: {t.message}" for t in grade.tests if not t.passed]
+        problems.append(f"solutions score {grade.score:g}/{grade.max_score:g}: {failed}")
+    return problems
+
+
+def starter_problems(assignment: Assignment) -> list[str]:
+    grade = grade_submission_root(assignment, assignment.starter)
+    problems = schema_problems([grade])
+    passed = [t.id for t in grade.tests if t.passed]
+    if grade.score != 0:
+        problems.append(f"the untouched starter scores {grade.score:g}: {passed}")
+    return problems
+
+
+def mutant_problems(assignment: Assignment, mutant: Mutant) -> list[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        grade = grade_submission_root(assignment, materialize(assignment, mutant, Path(tmp)))
+    problems = []
+    if grade.score >= grade.max_score:
+        problems.append(f"mutant {mutant.name} is not caught: it scores full marks")
+    elif not any(mutant.hint in t.hints for t in grade.tests if not t.passed):
+        failed = [t.id for t in grade.tests if not t.passed]
+        problems.append(f"mutant {mutant.name} is caught by {failed} but its hint never fires")
+    return problems
+
+
+def goldens_problems(assignment: Assignment) -> list[str]:
+    return [f"stale goldens ({p}); run `make goldens`" for p in stale_report(assignment)]
+
+
+def run_selftest(assignment: Assignment) -> bool:
+    """All checks for one assignment, printed; True when all pass."""
+    checks = [("goldens fresh", lambda: goldens_problems(assignment)),
+              ("solutions 100%", lambda: solutions_problems(assignment)),
+              ("starter 0", lambda: starter_problems(assignment))]
+    checks += [(f"mutant {m.name}", lambda m=m: mutant_problems(assignment, m))
+               for m in load_mutants(assignment)]
+    ok = True
+    for label, check in checks:
+        problems = check()
+        ok &= not problems
+        print(f"{assignment.name}: {label}: " + ("ok" if not problems else "FAIL"))
+        for p in problems:
+            print(f"    {p}")
+    return ok

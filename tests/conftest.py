@@ -1,0 +1,4 @@
+"""Local mode: `pytest tests/<assignment>/public --impl starter` runs graded tests directly,
+comparing each observation at once with the public goldens."""
+
+pytest_plugins = ["autograder.harness.plugin"]

@@ -1,0 +1,164 @@
+"""The grading engine on the toy assignment: scoring, hints, bad input, the trust boundary."""
+
+import json
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from autograder import cli
+from autograder.goldens import GoldenError, generate, stale_report
+from autograder.grading import grade_submission_root
+from autograder.report import SCHEMA_PATH, results_json
+from autograder.runner import prepare_run_dir
+
+SOLUTION = (Path(__file__).parent / "toy_course" / "solutions" / "toy" / "__init__.py").read_text()
+
+
+def submission(tmp_path: Path, source: str, name: str = "sub") -> Path:
+    pkg = tmp_path / name / "toy"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(source)
+    return tmp_path / name
+
+
+def by_id(grade):
+    return {t.id: t for t in grade.tests}
+
+
+def test_solution_full_marks_starter_zero(toy):
+    assert grade_submission_root(toy, toy.solutions).score == 7
+    assert grade_submission_root(toy, toy.starter).score == 0
+
+
+def test_mutant_hint_fires_on_hidden_and_public(toy, tmp_path):
+    sub = submission(tmp_path, SOLUTION.replace("return a + b", "return a - b"))
+    grade = grade_submission_root(toy, sub)
+    tests = by_id(grade)
+    assert not tests["test_add"].passed and tests["test_mean"].passed
+    assert any("sign of the second operand" in h for h in tests["test_add"].hints)
+
+
+def test_named_check_accepts_any_valid_order(toy, tmp_path):
+    stable_reversed_ties = SOLUTION.replace(
+        "return sorted(range(len(xs)), key=lambda i: xs[i])",
+        "return sorted(range(len(xs)), key=lambda i: (xs[i], -i))")
+    assert by_id(grade_submission_root(toy, submission(tmp_path, stable_reversed_ties)))[
+        "test_order"].passed
+
+
+def test_hidden_failure_shows_no_values(toy, tmp_path):
+    sub = submission(tmp_path, SOLUTION.replace("/ len(xs)", "/ (len(xs) - 1)"))
+    test = by_id(grade_submission_root(toy, sub))["test_mean"]
+    assert not test.passed
+    assert test.message == "Hidden test failed. An output did not match."
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("def add(:\n", "SyntaxError in toy/__init__.py, line 1"),
+    ("import statistics\n" + SOLUTION, "imports 'statistics', which this assignment forbids"),
+])
+def test_static_rejections_give_zero_and_a_clear_message(toy, tmp_path, source, expected):
+    grade = grade_submission_root(toy, submission(tmp_path, source))
+    assert grade.score == 0
+    assert any(expected in p for p in grade.problems)
+
+
+def test_import_time_crash_fails_every_test_with_the_reason(toy, tmp_path):
+    grade = grade_submission_root(toy, submission(tmp_path, "raise RuntimeError('boom')\n"))
+    assert grade.score == 0
+    assert any("boom" in p for p in grade.problems)
+
+
+def test_endless_loop_costs_only_that_test(toy, tmp_path):
+    source = SOLUTION.replace('    if not xs:\n        raise ValueError("mean of nothing")',
+                              "    while not xs:\n        pass")
+    grade = grade_submission_root(toy, submission(tmp_path, source))
+    tests = by_id(grade)
+    assert "timed out" in tests["test_mean_of_nothing"].message
+    assert tests["test_add"].passed and tests["test_order"].passed and tests["test_mean"].passed
+
+
+def test_process_exit_mid_test_costs_only_that_test(toy, tmp_path):
+    source = SOLUTION.replace('    if not xs:\n        raise ValueError("mean of nothing")',
+                              "    if not xs:\n        import os; os._exit(0)")
+    tests = by_id(grade_submission_root(toy, submission(tmp_path, source)))
+    assert not tests["test_mean_of_nothing"].passed
+    assert "died" in tests["test_mean_of_nothing"].message
+    assert tests["test_order"].passed and tests["test_mean"].passed
+
+
+def test_lying_objects_earn_nothing(toy, tmp_path):
+    liar = ("class Liar(float):\n    def __eq__(self, o): return True\n"
+            "    def __bool__(self): return True\n"
+            "def add(a, b): return Liar(0)\n"
+            "def mean(xs): return Liar(0)\n"
+            "def order(xs): return Liar(0)\n")
+    assert grade_submission_root(toy, submission(tmp_path, liar)).score == 0
+
+
+def test_missing_package(toy, tmp_path):
+    (tmp_path / "empty").mkdir()
+    grade = grade_submission_root(toy, tmp_path / "empty")
+    assert grade.score == 0 and "no 'toy' package found" in grade.problems[0]
+
+
+def test_run_folder_holds_no_goldens_or_solutions(toy):
+    run = prepare_run_dir(toy, toy.solutions, ("public", "hidden"), None)
+    names = {p.name for p in run.rglob("*")}
+    assert "goldens" not in names and "solutions" not in names and "checks.py" not in names
+    assert not any(n.startswith("grade") for n in names)
+
+
+def test_graded_test_without_observation_is_rejected(toy_course, tmp_path):
+    import shutil
+    from autograder.assignments import load
+    root = tmp_path / "course"
+    shutil.copytree(toy_course, root)
+    (root / "tests/toy/public/test_empty.py").write_text(
+        "from autograder.harness import graded\n\n@graded(points=1)\n"
+        "def test_nothing(rec):\n    pass\n")
+    with pytest.raises(GoldenError, match="at least one observation"):
+        generate(load("toy", root), with_mutants=False)
+
+
+def test_stale_goldens_are_detected(toy_course, tmp_path):
+    import shutil
+    from autograder.assignments import load
+    root = tmp_path / "course"
+    shutil.copytree(toy_course, root)
+    toy = load("toy", root)
+    assert stale_report(toy) == []
+    init = root / "solutions/toy/__init__.py"
+    init.write_text(init.read_text().replace("return a + b", "return a + b + 1e-9"))
+    assert any("test_add" in p for p in stale_report(toy))
+
+
+def test_results_json_validates_against_gradescope_schema(toy):
+    grades = [grade_submission_root(toy, toy.starter)]
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.validate(results_json(grades, 1.0), schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"score": "ten", "tests": []}, schema)
+
+
+@pytest.mark.parametrize("entry", ["../evil.py", "/etc/evil.py"])
+def test_zip_with_path_traversal_is_rejected(tmp_path, monkeypatch, entry, toy_course):
+    monkeypatch.setattr("autograder.cli.ROOT", toy_course)
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(bad, "w") as zf:
+        zf.writestr(entry, "x = 1\n")
+    out = tmp_path / "out"
+    assert cli.main(["grade", str(bad), "--out", str(out)]) == 0
+    results = json.loads((out / "results.json").read_text())
+    assert results["score"] == 0 and "outside the submission" in results["output"]
+
+
+def test_broken_zip_still_writes_results(tmp_path):
+    bad = tmp_path / "broken.zip"
+    bad.write_bytes(b"PK\x03\x04 this is not really a zip")
+    out = tmp_path / "out"
+    assert cli.main(["grade", str(bad), "--out", str(out)]) == 0
+    results = json.loads((out / "results.json").read_text())
+    assert results["score"] == 0 and "rejected" in results["output"]
