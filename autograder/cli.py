@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import time
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from .assignments import ROOT, AssignmentError, discover, load
+from .assignments import AssignmentError, course_root, discover, load
 from .goldens import GoldenError, generate
 from .grading import grade_submission_root
 from .intake import IntakeError, find_package, open_submission, staging_dir
@@ -59,9 +60,18 @@ def cmd_grade(args: argparse.Namespace) -> int:
         shutil.rmtree(work, ignore_errors=True)
     results = results_json(grades, time.monotonic() - started, problems)
     path = write_results(out, results)
-    render(grades, console, title=f"grade {args.submission}", problems=problems)
-    console.print(f"[bold]total: {results['score']:g} / {results.get('max_score', 0):g}[/]  "
-                  f"results: {path}")
+    if not getattr(args, "quiet", False):
+        render(grades, console, title=f"grade {args.submission}", problems=problems)
+        console.print(f"[bold]total: {results['score']:g} / {results.get('max_score', 0):g}"
+                      f"[/]  results: {path}")
+    return 0
+
+
+def cmd_bulk(args: argparse.Namespace) -> int:
+    """Every submission in a folder, in parallel, resumable; grades.csv and a class report."""
+    from .bulk import run_bulk
+
+    run_bulk(Path(args.folder), args.assignment, Path(args.out), args.jobs)
     return 0
 
 
@@ -82,15 +92,15 @@ def cmd_examples(args: argparse.Namespace) -> int:
     from .examples import write_examples
 
     for path in write_examples():
-        print(f"wrote {path.relative_to(ROOT)}")
+        print(f"wrote {path.relative_to(course_root())}")
     return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Grade every bundled example submission and print its report."""
-    from .examples import EXAMPLES
+    from .examples import examples_dir
 
-    for example in sorted(EXAMPLES.glob("*.zip")):
+    for example in sorted(examples_dir().glob("*.zip")):
         out = Path(args.out) / example.stem
         cmd_grade(argparse.Namespace(submission=str(example), assignment=None, out=str(out)))
     return 0
@@ -117,6 +127,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--assignment", help="grade only this assignment")
     p.add_argument("--out", default="out", help="folder for results.json (default: out/)")
     p.set_defaults(fn=cmd_grade)
+    p = sub.add_parser("bulk", help="grade every submission in a folder (instructors)")
+    p.add_argument("folder")
+    p.add_argument("--assignment", help="grade only this assignment")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--out", default="out/bulk")
+    p.set_defaults(fn=cmd_bulk)
     p = sub.add_parser("goldens", help="regenerate goldens from solutions/ (instructors)")
     p.add_argument("assignments", nargs="*")
     p.set_defaults(fn=cmd_goldens)

@@ -81,9 +81,12 @@ def compare_close(observed: Any, expected: Any, atol: float, rtol: float) -> str
     if not bad.any():
         return None
     idx = tuple(int(i) for i in np.argwhere(bad)[0])
-    where = f" at index {idx}" if o.ndim else ""
-    return (f"{int(bad.sum())} of {o.size} values off{where}: got {of[idx]!r}, expected "
-            f"{ef[idx]!r} (atol={atol:g}, rtol={rtol:g})")
+    got, want = float(of[idx]), float(ef[idx])
+    tol = f"(atol={atol:g}, rtol={rtol:g})"
+    if o.size == 1:
+        return f"got {got!r}, expected {want!r} {tol}"
+    return (f"{int(bad.sum())} of {o.size} values off, first at index {idx}: got {got!r}, "
+            f"expected {want!r} {tol}")
 
 
 def compare_value(spec: dict, observed: Any, expected: Any, ctx: SimpleNamespace | None,

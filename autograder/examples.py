@@ -14,10 +14,9 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from .assignments import ROOT, discover
+from .assignments import course_root, discover
 from .mutants import load_mutants, materialize
 
-EXAMPLES = ROOT / "examples"
 BROKEN = {0: "def broken(:\n", 1: "raise RuntimeError('crashed while importing')\n"}
 
 
@@ -59,12 +58,16 @@ def build_examples() -> dict[str, bytes]:
     return built
 
 
+def examples_dir() -> Path:
+    return course_root() / "examples"
+
+
 def write_examples() -> list[Path]:
-    EXAMPLES.mkdir(exist_ok=True)
+    examples_dir().mkdir(exist_ok=True)
     paths = []
     for name, data in build_examples().items():
-        (EXAMPLES / name).write_bytes(data)
-        paths.append(EXAMPLES / name)
+        (examples_dir() / name).write_bytes(data)
+        paths.append(examples_dir() / name)
     return paths
 
 
@@ -72,7 +75,7 @@ def stale_examples() -> list[str]:
     """Example zips whose contents differ from what build_examples() makes now."""
     stale = []
     for name, data in build_examples().items():
-        path = EXAMPLES / name
+        path = examples_dir() / name
         if not path.exists():
             stale.append(f"{name} is missing")
             continue

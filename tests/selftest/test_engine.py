@@ -144,8 +144,7 @@ def test_results_json_validates_against_gradescope_schema(toy):
 
 
 @pytest.mark.parametrize("entry", ["../evil.py", "/etc/evil.py"])
-def test_zip_with_path_traversal_is_rejected(tmp_path, monkeypatch, entry, toy_course):
-    monkeypatch.setattr("autograder.cli.ROOT", toy_course)
+def test_zip_with_path_traversal_is_rejected(tmp_path, entry):
     bad = tmp_path / "bad.zip"
     with zipfile.ZipFile(bad, "w") as zf:
         zf.writestr(entry, "x = 1\n")
@@ -162,3 +161,49 @@ def test_broken_zip_still_writes_results(tmp_path):
     assert cli.main(["grade", str(bad), "--out", str(out)]) == 0
     results = json.loads((out / "results.json").read_text())
     assert results["score"] == 0 and "rejected" in results["output"]
+
+
+def test_local_mode_compares_at_once_and_names_the_hint(toy_course, tmp_path):
+    """`pytest tests/<a>/public --impl DIR`: the same test file, checked immediately."""
+    import shutil
+    import subprocess
+    import sys
+    root = tmp_path / "course"
+    shutil.copytree(toy_course, root)
+    shutil.copy(Path(__file__).parent.parent / "conftest.py", root / "tests" / "conftest.py")
+    init = root / "solutions/toy/__init__.py"
+
+    def run():
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                               "tests/toy/public", "--impl", "solutions"], cwd=root,
+                              capture_output=True, text=True, timeout=120)
+
+    assert run().returncode == 0
+    init.write_text(init.read_text().replace("return a + b", "return a - b"))
+    result = run()
+    assert result.returncode == 1
+    assert "Hint: add subtracts" in result.stdout
+
+
+def test_bulk_grades_resumes_and_reports(toy_course, tmp_path, monkeypatch):
+    import csv
+    monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(toy_course))
+    subs = tmp_path / "subs"
+    long_solution = SOLUTION + "".join(f"\n\ndef helper_{i}(x):\n    return x * {i} + 1\n"
+                                       for i in range(12))
+    submission(subs, long_solution, "alice")
+    submission(subs, long_solution.replace("xs", "values"), "bob")  # a renamed copy
+    submission(subs, SOLUTION.replace("return a + b", "return a - b"), "carol")
+    with zipfile.ZipFile(subs / "dave.zip", "w") as zf:
+        zf.writestr("toy/__init__.py", "def add(:\n")
+    out = tmp_path / "out"
+    assert cli.main(["bulk", str(subs), "--assignment", "toy", "--jobs", "2",
+                     "--out", str(out)]) == 0
+    rows = {r["student"]: r for r in csv.DictReader(open(out / "grades.csv"))}
+    assert {s: float(r["score"]) for s, r in rows.items()} == \
+        {"alice": 7, "bob": 7, "carol": 5, "dave": 0}
+    report = (out / "class_report.md").read_text()
+    assert "alice ~ bob" in report and "add subtracts" in report
+    before = (out / "alice" / "results.json").stat().st_mtime_ns
+    assert cli.main(["bulk", str(subs), "--assignment", "toy", "--out", str(out)]) == 0
+    assert (out / "alice" / "results.json").stat().st_mtime_ns == before  # resumed, not redone
