@@ -106,6 +106,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_release(args: argparse.Namespace) -> int:
+    """Write the student release (no solutions, hidden tests, or hidden goldens)."""
+    from .release import build_release
+
+    print(f"student release written to {build_release(Path(args.dest))}")
+    return 0
+
+
 def cmd_selftest(args: argparse.Namespace) -> int:
     """The course self-test for the named assignments (default: all)."""
     from .selftest import run_selftest
@@ -138,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=cmd_goldens)
     p = sub.add_parser("examples", help="rebuild examples/*.zip (instructors)")
     p.set_defaults(fn=cmd_examples)
+    p = sub.add_parser("release", help="write the student release (instructors)")
+    p.add_argument("dest")
+    p.set_defaults(fn=cmd_release)
     p = sub.add_parser("demo", help="grade the bundled example submissions")
     p.add_argument("--out", default="out/demo", help="folder for the results (default: out/demo)")
     p.set_defaults(fn=cmd_demo)

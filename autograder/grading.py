@@ -91,13 +91,14 @@ def grade_staged(assignment: Assignment, impl_root: Path,
         inputs = load_inputs(assignment, vis)
         for test_id, spec in stores[vis]["tests"].items():
             tests.append(_judge_test(assignment, vis, test_id, spec, stores[vis]["mutants"],
-                                     inputs.get(test_id), result.records[test_id]))
+                                     inputs.get(test_id), result.records[test_id],
+                                     bool(result.collect_errors)))
     return AssignmentGrade(assignment, tests, problems=list(result.collect_errors),
                            wall_s=time.monotonic() - started, run=result)
 
 
 def _judge_test(assignment: Assignment, vis: str, test_id: str, spec: dict, mutants: dict,
-                inputs_data, rec: TestRecord) -> TestResult:
+                inputs_data, rec: TestRecord, collect_failed: bool = False) -> TestResult:
     result = TestResult(assignment.name, test_id, spec["file"], vis, spec["points"], False)
     try:
         inputs = decode(inputs_data) if inputs_data is not None else None
@@ -108,7 +109,10 @@ def _judge_test(assignment: Assignment, vis: str, test_id: str, spec: dict, muta
         if isinstance(obs, dict) and isinstance(obs.get("name"), str):
             observed.setdefault(obs["name"], obs.get("value"))
     details: list[str] = []
-    if rec.status == "not_run":
+    if rec.status == "not_run" and collect_failed:
+        details.append("not run: its test file could not be loaded (see the problem above: "
+                       "usually your package raised while being imported)")
+    elif rec.status == "not_run":
         details.append("not run (the test process stopped before reaching it)")
     elif rec.status != "ended":
         details.append(rec.error or rec.status)

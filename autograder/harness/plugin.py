@@ -72,9 +72,13 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
     plan = None if CONFIG is None else CONFIG.get("plan")
-    keep = []
+    keep, seen = [], set()
     for item in items:
         spec = _spec(item)
+        if spec is not None and spec.id in seen:
+            raise pytest.UsageError(f"two graded tests share the id {spec.id!r}")
+        if spec is not None:
+            seen.add(spec.id)
         if spec is None:
             if CONFIG is None:
                 keep.append(item)  # local mode: ordinary tests run as usual

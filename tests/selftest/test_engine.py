@@ -207,3 +207,19 @@ def test_bulk_grades_resumes_and_reports(toy_course, tmp_path, monkeypatch):
     before = (out / "alice" / "results.json").stat().st_mtime_ns
     assert cli.main(["bulk", str(subs), "--assignment", "toy", "--out", str(out)]) == 0
     assert (out / "alice" / "results.json").stat().st_mtime_ns == before  # resumed, not redone
+
+
+def test_student_release_holds_no_answers_and_checks_locally(toy_course, tmp_path,
+                                                             monkeypatch):
+    import subprocess
+    import sys
+    monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(toy_course))
+    dest = tmp_path / "release"
+    assert cli.main(["release", str(dest)]) == 0
+    files = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()}
+    assert "tests/toy/goldens/public.json" in files and "starter/toy/__init__.py" in files
+    assert not [f for f in files if f.startswith("solutions/") or "hidden" in f]
+    env = {**__import__("os").environ, "TRAINING_SYSTEMS_ROOT": str(dest)}
+    result = subprocess.run([sys.executable, "-m", "autograder", "check", "toy"], env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "toy: 0 / 4" in result.stdout
