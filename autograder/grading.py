@@ -116,14 +116,15 @@ def _judge_test(assignment: Assignment, vis: str, test_id: str, spec: dict, muta
         details.append("not run (the test process stopped before reaching it)")
     elif rec.status != "ended":
         details.append(rec.error or rec.status)
+    elif rec.outcome != "passed" and rec.error_type == "NotImplementedError":
+        details.append(f"not implemented yet ({rec.error})")
     elif rec.outcome != "passed":
         details.append(f"raised {rec.error}" if rec.error else "failed")
-    all_match = True
+    all_match, missing = True, []
     for name, ospec in spec["observations"].items():
         if name not in observed:
             all_match = False
-            if rec.status == "ended" and rec.outcome == "passed":
-                details.append(f"{name}: not recorded")
+            missing.append(name)
             continue
         message = judge(ospec, observed[name], inputs, assignment.checks, name)
         if message is None:
@@ -136,6 +137,9 @@ def _judge_test(assignment: Assignment, vis: str, test_id: str, spec: dict, muta
                                    name):
             if hint not in result.hints:
                 result.hints.append(hint)
+    if missing and rec.status == "ended" and rec.outcome == "passed":
+        details.append(f"{len(missing)} observation(s) not recorded, e.g. {missing[0]}"
+                       if details else f"not recorded: {', '.join(missing[:5])}")
     result.passed = rec.status == "ended" and rec.outcome == "passed" and all_match
     if not result.passed:
         result.message = _student_message(vis, rec, details)

@@ -124,7 +124,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             tb = excinfo.traceback
             if len(tb):
                 entry = tb[-1]
-                where = f" (at {Path(str(entry.path)).name}:{entry.lineno + 1})"
+                where = f" at {Path(str(entry.path)).name}:{entry.lineno + 1}"
             _errors[spec.id] = (excinfo.exconly()[:MAX_ERROR_CHARS] + where)
             _error_types[spec.id] = excinfo.typename
         else:
