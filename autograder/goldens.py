@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from .assignments import VISIBILITIES, Assignment
-from .compare import plain_equal
+from .compare import judge, plain_equal
 from .harness import KINDS
 from .harness.plaindata import decode
 from .mutants import load_mutants, materialize
@@ -22,6 +22,7 @@ from .runner import run_tests
 
 GEN_TEST_TIMEOUT = 600.0
 GEN_RUN_TIMEOUT = 3600.0
+MAX_MUTANT_VALUE_CHARS = 64_000  # a larger wrong value is not kept for hints
 
 
 class GoldenError(Exception):
@@ -92,7 +93,7 @@ def generate(assignment: Assignment, out_base: Path | None = None,
     for vis in VISIBILITIES:
         path = assignment.inputs_path(vis, base)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(inputs[vis], sort_keys=True) + "\n")
+        path.write_text(json.dumps(inputs[vis], sort_keys=True, separators=(",", ":")) + "\n")
     if with_mutants:
         timeouts = {t: spec["timeout"] for s in stores.values() for t, spec in s["tests"].items()
                     if spec["timeout"]}
@@ -102,15 +103,30 @@ def generate(assignment: Assignment, out_base: Path | None = None,
                 impl = materialize(assignment, mutant, Path(tmp))
                 res = run_tests(assignment, impl, "replay", plan, timeouts=timeouts,
                                 inputs_base=base)
-            for store in stores.values():
-                values = {t: {o["name"]: o["value"] for o in res.records[t].obs}
-                          for t in store["tests"] if res.records[t].obs}
+            for vis, store in stores.items():
+                values = _failing_values(assignment, store, inputs[vis], res)
                 store["mutants"][mutant.name] = {"hint": mutant.hint, "values": values}
     for vis, store in stores.items():
         path = assignment.goldens_path(vis, base)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(store, sort_keys=True, indent=0) + "\n")
+        path.write_text(json.dumps(store, sort_keys=True, separators=(",", ":")) + "\n")
     return stores
+
+
+def _failing_values(assignment: Assignment, store: dict, inputs: dict, res) -> dict:
+    """A mutant's observed values, kept only where they fail the golden: a value that passes
+    can never make a hint fire, so storing it would only bloat the store."""
+    values: dict[str, dict] = {}
+    for test_id, test in store["tests"].items():
+        decoded = decode(inputs[test_id]) if test_id in inputs else None
+        for obs in res.records[test_id].obs:
+            spec = test["observations"].get(obs["name"])
+            if spec is None or obs["name"] in values.get(test_id, {}) \
+                    or len(json.dumps(obs["value"])) > MAX_MUTANT_VALUE_CHARS:
+                continue
+            if judge(spec, obs["value"], decoded, assignment.checks, obs["name"]) is not None:
+                values.setdefault(test_id, {})[obs["name"]] = obs["value"]
+    return values
 
 
 def stale_report(assignment: Assignment) -> list[str]:
