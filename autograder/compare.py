@@ -65,6 +65,8 @@ def compare_close(observed: Any, expected: Any, atol: float, rtol: float) -> str
     """|o - e| <= atol + rtol*|e| per element; dtype kind and shape exact; NaN == NaN."""
     e = _numeric(expected)
     o = _numeric(observed)
+    if e is None:
+        return f"got {short(observed)}, expected {short(expected)}"
     if o is None:
         return f"expected a number/array, got {short(observed)}"
     if o.dtype.kind != e.dtype.kind and not {o.dtype.kind, e.dtype.kind} <= {"i", "u"}:
@@ -135,6 +137,8 @@ def matching_hints(spec: dict, observed_data: Any, mutant_values: list[tuple[str
         if judge(spec, mutant_data, inputs, checks, name) is None:
             continue  # the mutant is right here: its value says nothing
         mutant = decode(mutant_data)
+        if _all_nonfinite(mutant):
+            continue  # NaN/inf matches NaN/inf for any diverging bug: it names nothing
         as_golden = {**spec, "expected": mutant_data}
         if spec["kind"] == "check":
             same = plain_equal(observed, mutant)
@@ -143,6 +147,12 @@ def matching_hints(spec: dict, observed_data: Any, mutant_values: list[tuple[str
         if same and hint not in hints:
             hints.append(hint)
     return hints
+
+
+def _all_nonfinite(value: Any) -> bool:
+    arr = _numeric(value)
+    return arr is not None and arr.dtype.kind == "f" and arr.size > 0 \
+        and not np.isfinite(arr).any()
 
 
 def judge_local(assignment_dir: Path, visibility: str, test_id: str, obs: dict) -> str | None:
