@@ -1,0 +1,29 @@
+"""Task 5: Bloom filters, and task 6: n-gram decontamination against an eval set."""
+
+
+class BloomFilter:
+    """A Bloom filter for `capacity` items at target false-positive rate `error_rate`:
+    m = ceil(-capacity * ln(error_rate) / (ln 2)^2) bits and k = round((m / capacity) ln 2) hash
+    positions per item (deterministic hashes: hashlib; double hashing h1 + i*h2 mod m is fine).
+    Items are str. No false negatives; after `capacity` adds the false-positive rate is about
+    error_rate (tests allow up to 1.25 x the target plus sampling noise)."""
+
+    def __init__(self, capacity: int, error_rate: float):
+        raise NotImplementedError
+
+    def add(self, item) -> None:
+        raise NotImplementedError
+
+    def __contains__(self, item) -> bool:
+        raise NotImplementedError
+
+
+def contaminated(train_docs: list[str], eval_docs: list[str], n: int = 13) -> list[int]:
+    """Sorted indices of training documents that share at least one n-gram of normalized words
+    (shingles(doc, n)) with any eval document, found with a BloomFilter holding the eval n-grams.
+
+    Every truly contaminated document must be flagged. The filter's error rate is yours, but at
+    most 1% of the clean documents (at least 1 allowed) may be flagged: a clean document is
+    flagged if any of its n-grams is a false positive, so pick a per-n-gram rate far below 1%
+    (e.g. 1e-6). Documents (train or eval) with fewer than n words have no n-grams."""
+    raise NotImplementedError

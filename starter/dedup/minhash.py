@@ -1,0 +1,36 @@
+"""Task 2: MinHash signatures, an unbiased estimator of Jaccard similarity."""
+
+import numpy as np
+
+
+class MinHasher:
+    """num_perm hash functions standing for random permutations of the shingle universe.
+
+    The hash family and how `seed` picks the functions are yours, with these requirements:
+    - the same (num_perm, seed) gives the same functions in every process: never use Python's
+      built-in hash() on strings, which is salted per process;
+    - the num_perm functions are (close to) independent of each other.
+    Suggested: a deterministic 32-bit hash x of each shingle (hashlib), then
+    h_i(x) = (a_i * x + b_i) mod 2^64 with random 64-bit a_i (odd) and b_i drawn from
+    np.random.default_rng(seed) (uint64 arithmetic wraps mod 2^64 by itself), all permutations
+    at once with numpy broadcasting. Beware families with few "wraps": (a x + b) mod p with
+    a, x < 2^32 and p = 2^61 - 1 is nearly monotone in x, and its permutations all prefer the same
+    small x, which biases the estimate.
+    """
+
+    def __init__(self, num_perm: int = 128, seed: int = 1):
+        raise NotImplementedError
+
+    def signature(self, shingles) -> np.ndarray:
+        """np.ndarray of dtype uint64 and shape (num_perm,): entry i is the minimum of h_i over
+        the set `shingles` (any iterable of str; order must not matter).
+        Must hold: signature(A | B) == np.minimum(signature(A), signature(B)).
+        The empty set: your choice (tests never compare it; near_duplicate_clusters must not
+        treat empty documents as duplicates)."""
+        raise NotImplementedError
+
+
+def estimate_jaccard(sig_a: np.ndarray, sig_b: np.ndarray) -> float:
+    """The fraction of positions where the two signatures agree: an unbiased estimate of the
+    Jaccard similarity of the two sets, with standard error sqrt(J (1 - J) / num_perm)."""
+    raise NotImplementedError

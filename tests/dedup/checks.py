@@ -1,0 +1,310 @@
+"""Parent-side named checks for dedup. Trusted: they never import student code.
+
+Ground truth (exact Jaccard, true contamination) is recomputed here from the stored inputs with
+this module's own normalize/shingles, and the LSH S-curve comes from datasketch's own parameter
+choice, so nothing the sandbox reports except the observed value is trusted.
+
+Statistical checks assume an ideal hash family (independent random permutations / positions) and
+state their false-failure probability; each is below 1e-6.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections import defaultdict
+from functools import lru_cache
+
+import numpy as np
+from scipy.stats import binom
+
+DELTA = 1e-7  # false-failure probability allowed to each statistical check (< 1e-6)
+
+
+# ---- trusted ground truth --------------------------------------------------------------------
+
+def _normalize(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).lower().split())
+
+
+def _shingles(text: str, n: int) -> frozenset:
+    w = _normalize(text).split()
+    return frozenset(" ".join(w[i:i + n]) for i in range(len(w) - n + 1))
+
+
+@lru_cache(maxsize=64)
+def _optimal_param(threshold: float, num_perm: int) -> tuple[int, int]:
+    from datasketch.lsh import _optimal_param as datasketch_optimal_param
+
+    return datasketch_optimal_param(threshold, num_perm, 0.5, 0.5)
+
+
+def _s_curve(s: float, b: int, r: int) -> float:
+    return 1.0 - (1.0 - s**r) ** b
+
+
+def _poisson_binomial_quantile(probs: list[float], delta: float = DELTA) -> int:
+    """Smallest c with P(sum of independent Bernoulli(probs) > c) <= delta."""
+    dist = np.zeros(len(probs) + 1)
+    dist[0] = 1.0
+    for p in probs:
+        dist[1:] = dist[1:] * (1 - p) + dist[:-1] * p
+        dist[0] *= 1 - p
+    tail = 1.0 - np.cumsum(dist)
+    return int(np.argmax(tail <= delta))
+
+
+def _int_list(x, n_max: int) -> list[int] | None:
+    if not isinstance(x, list) or not all(type(v) is int and 0 <= v < n_max for v in x):
+        return None
+    return x
+
+
+class _Truth:
+    """Exact near-duplicate structure of a stored corpus.
+
+    groups: connected components of the 'shares a shingle' graph (independent units: documents in
+    different groups have disjoint shingle sets). parts: components of the graph J >= threshold.
+    risk[g]: an upper bound on the probability that a correct implementation errs inside group g
+    (misses an edge: 1 - S(J) + P[estimated Jaccard falls below the threshold]; or accepts a
+    non-edge: S(J)), with (b, r) = datasketch's choice for (threshold, num_perm)."""
+
+    def __init__(self, docs: list[str], threshold: float, num_perm: int, n: int):
+        self.n_docs = len(docs)
+        sets = [_shingles(d, n) for d in docs]
+        b, r = _optimal_param(threshold, num_perm)
+        by_shingle = defaultdict(list)
+        for i, s in enumerate(sets):
+            for g in s:
+                by_shingle[g].append(i)
+        pairs = {(i, j) for ids in by_shingle.values() for i in ids for j in ids if i < j}
+        group_of, part_of = list(range(self.n_docs)), list(range(self.n_docs))
+
+        def find(p, i):
+            while p[i] != i:
+                p[i] = p[p[i]]
+                i = p[i]
+            return i
+
+        risk_edges = defaultdict(float)
+        for i, j in pairs:
+            jac = len(sets[i] & sets[j]) / len(sets[i] | sets[j])
+            group_of[find(group_of, i)] = find(group_of, j)
+            if jac >= threshold:
+                part_of[find(part_of, i)] = find(part_of, j)
+                miss = 1 - _s_curve(jac, b, r)
+                if jac < 1:
+                    miss += binom.cdf(math.ceil(threshold * num_perm), num_perm, jac)
+                risk_edges[(i, j)] = miss
+            else:
+                risk_edges[(i, j)] = _s_curve(jac, b, r)
+        self.group = [find(group_of, i) for i in range(self.n_docs)]
+        self.part = [find(part_of, i) for i in range(self.n_docs)]
+        risk = defaultdict(float)
+        for (i, _), p in risk_edges.items():
+            risk[self.group[i]] += p
+        self.risk = {g: min(1.0, p) for g, p in risk.items()}
+        self.allowed = _poisson_binomial_quantile(list(self.risk.values()))
+        self.short = [i for i, s in enumerate(sets) if not s]
+
+    def members(self) -> dict[int, list[int]]:
+        out = defaultdict(list)
+        for i, g in enumerate(self.group):
+            out[g].append(i)
+        return out
+
+
+@lru_cache(maxsize=16)
+def _truth_cached(docs: tuple, threshold: float, num_perm: int, n: int) -> _Truth:
+    return _Truth(list(docs), threshold, num_perm, n)
+
+
+def _truth(inputs: dict) -> _Truth:
+    return _truth_cached(tuple(inputs["docs"]), float(inputs["threshold"]),
+                         int(inputs["num_perm"]), int(inputs["n"]))
+
+
+# ---- task 2: MinHash -------------------------------------------------------------------------
+
+def signatures_equal(observed, ctx) -> str | None:
+    """observed: a list of signatures (lists of ints) that must all be equal and non-empty."""
+    if not isinstance(observed, list) or len(observed) < 2:
+        return "expected a list of at least two signatures"
+    first = observed[0]
+    if not isinstance(first, list) or not first:
+        return "a signature must be a non-empty list of integers"
+    for k, other in enumerate(observed[1:], 1):
+        if other != first:
+            return f"signature {k} differs from signature 0: {_diff(first, other)}"
+    return None
+
+
+def _diff(a, b) -> str:
+    if not isinstance(b, list) or len(a) != len(b):
+        return "different lengths"
+    bad = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    return f"{len(bad)} of {len(a)} entries differ (first at index {bad[0]})"
+
+
+def min_of_union(observed, ctx) -> str | None:
+    """observed: {"union": sig(A | B), "min": np.minimum(sig(A), sig(B))} as lists of ints."""
+    if not isinstance(observed, dict) or set(observed) != {"union", "min"}:
+        return "expected {'union': ..., 'min': ...}"
+    u, m = observed["union"], observed["min"]
+    if not isinstance(u, list) or not u or u != m:
+        return ("signature(A | B) != np.minimum(signature(A), signature(B)): "
+                + (_diff(u, m) if isinstance(u, list) and u else "not a list"))
+    return None
+
+
+def most_entries_distinct(observed, ctx) -> str | None:
+    """observed: number of distinct values in one signature of a large set, num_perm in inputs.
+    Independent permutations put their minima on unrelated values: with 64-bit (or even 32-bit)
+    hash values at most a handful coincide; half the entries equal means the permutations are
+    not independent."""
+    k = int(ctx.inputs["num_perm"])
+    if type(observed) is not int:
+        return "expected an integer"
+    if observed < k // 2:
+        return (f"only {observed} distinct values among {k} signature entries: the permutations "
+                "are not independent (the same hash function reused?)")
+    return None
+
+
+def estimates_within_bound(observed, ctx) -> str | None:
+    """observed: estimate_jaccard of each stored pair (signatures of num_perm permutations).
+    Each estimate averages num_perm independent indicators of mean J, so by Hoeffding
+    P(|est - J| >= t) <= 2 exp(-2 num_perm t^2); t is set so that the union over all pairs
+    fails a correct implementation with probability <= 1e-7."""
+    pairs, k = ctx.inputs["pairs"], int(ctx.inputs["num_perm"])
+    if not isinstance(observed, list) or len(observed) != len(pairs):
+        return f"expected {len(pairs)} estimates"
+    t = math.sqrt(math.log(2 * len(pairs) / DELTA) / (2 * k))
+    worst = None
+    for i, (est, pair) in enumerate(zip(observed, pairs)):
+        if not isinstance(est, (int, float)) or isinstance(est, bool) or not math.isfinite(est):
+            return f"estimate {i} is not a finite number: {est!r}"
+        a, b = set(pair["a"]), set(pair["b"])
+        jac = len(a & b) / len(a | b)
+        if abs(est - jac) > t and (worst is None or abs(est - jac) > worst[1]):
+            worst = (i, abs(est - jac), est, jac)
+    if worst:
+        i, _, est, jac = worst
+        return (f"pair {i}: estimated {est:.4f} but the exact Jaccard is {jac:.4f}; with "
+                f"{k} permutations the error exceeds {t:.3f} with probability < 1e-7")
+    return None
+
+
+# ---- task 4: near-duplicate clusters and deduplication -------------------------------------
+
+def clusters_match_truth(observed, ctx) -> str | None:
+    """observed: list of clusters (lists of doc indices). Unlisted docs are singletons.
+    Every group must be partitioned exactly as the J >= threshold graph partitions it, except in
+    at most `allowed` groups, where `allowed` is the 1 - 1e-7 quantile of the number of groups in
+    which a correct implementation errs (S-curve of datasketch's (b, r); see _Truth)."""
+    truth = _truth(ctx.inputs)
+    if not isinstance(observed, list):
+        return "expected a list of clusters"
+    label = list(range(truth.n_docs))
+    seen = set()
+    for c in observed:
+        c = _int_list(c, truth.n_docs)
+        if c is None or not c:
+            return "each cluster must be a non-empty list of document indices in range"
+        if seen & set(c) or len(set(c)) != len(c):
+            return "a document appears in two clusters (clusters must be disjoint)"
+        seen |= set(c)
+        for i in c:
+            label[i] = c[0]
+    for i in truth.short:
+        if any(label[j] == label[i] for j in range(truth.n_docs) if j != i):
+            return (f"document {i} has fewer than n words (no shingles) but was clustered with "
+                    "others: a text without shingles is never a duplicate")
+    bad = []
+    for g, docs in truth.members().items():
+        mine = {i: label[i] for i in docs}
+        same_truth = all((truth.part[i] == truth.part[j]) == (mine[i] == mine[j])
+                         for i in docs for j in docs if i < j)
+        outside = any(label[j] in set(mine.values()) for j in range(truth.n_docs)
+                      if truth.group[j] != g)
+        if not same_truth or outside:
+            bad.append(min(docs))
+    return _verdict(bad, truth, "clusters")
+
+
+def kept_match_truth(observed, ctx) -> str | None:
+    """observed: deduplicate's sorted kept indices. In each group, exactly the lowest index of
+    each true component must be kept, except in at most `allowed` groups (as above)."""
+    truth = _truth(ctx.inputs)
+    kept = _int_list(observed, truth.n_docs)
+    if kept is None:
+        return "expected a list of document indices in range"
+    if kept != sorted(set(kept)):
+        return "kept indices must be sorted and unique"
+    missing_short = [i for i in truth.short if i not in set(kept)]
+    if missing_short:
+        return (f"document {missing_short[0]} has no shingles (fewer than n words) and must be "
+                "kept: it is never a duplicate")
+    want = defaultdict(set)
+    for i, p in enumerate(truth.part):
+        want[truth.group[i]].add(min(j for j in range(truth.n_docs) if truth.part[j] == p))
+    got = defaultdict(set)
+    for i in kept:
+        got[truth.group[i]].add(i)
+    bad = [g for g in truth.members() if got[g] != want[g]]
+    return _verdict(bad, truth, "groups")
+
+
+def _verdict(bad: list, truth: _Truth, what: str) -> str | None:
+    if len(bad) <= truth.allowed:
+        return None
+    return (f"{len(bad)} groups of related documents are split or merged wrongly (first at "
+            f"document {min(bad)}); a correct LSH pipeline with the S-curve's (b, r) gets more "
+            f"than {truth.allowed} wrong with probability < 1e-7")
+
+
+# ---- task 5: Bloom filter --------------------------------------------------------------------
+
+def false_positive_rate_within_bound(observed, ctx) -> str | None:
+    """observed: how many of the stored absent queries the filter reported present.
+    The tested filter may round m up and k to an integer, and its fill fluctuates: its true
+    false-positive rate is at most 1.25 x the target (the rounding costs < 2%, the standard
+    formula's error < 5% at these sizes). The count is then at most Binomial(queries, 1.25 p);
+    the bound is its 1 - 1e-7 quantile."""
+    p, queries = float(ctx.inputs["error_rate"]), len(ctx.inputs["absent"])
+    if type(observed) is not int or not 0 <= observed <= queries:
+        return f"expected a count between 0 and {queries}"
+    bound = int(binom.ppf(1 - DELTA, queries, 1.25 * p))
+    if observed > bound:
+        return (f"{observed} false positives in {queries} queries: rate {observed / queries:.4f}"
+                f" for target {p}; a correct filter exceeds {bound} with probability < 1e-7")
+    return None
+
+
+# ---- task 6: decontamination -----------------------------------------------------------------
+
+CLEAN_FLAG_FRACTION = 0.01  # the handout's contract: at most 1% of clean docs (at least 1) flagged
+
+
+def contamination_flags(observed, ctx) -> str | None:
+    """observed: sorted indices returned by contaminated(train, eval, n). Every train doc that
+    truly shares a normalized n-gram with the eval set must be flagged (a Bloom filter has no
+    false negatives); at most max(1, 1%) of the clean ones may be."""
+    train, evals, n = ctx.inputs["train"], ctx.inputs["eval"], int(ctx.inputs["n"])
+    flagged = _int_list(observed, len(train))
+    if flagged is None:
+        return "expected a list of train-document indices in range"
+    grams = set().union(*(_shingles(d, n) for d in evals))
+    truth = {i for i, d in enumerate(train) if _shingles(d, n) & grams}
+    missed = sorted(truth - set(flagged))
+    if missed:
+        return (f"{len(missed)} of {len(truth)} contaminated training documents were not flagged"
+                f" (first: {missed[0]}): every n-gram must be normalized the same way on both "
+                "sides, and a Bloom filter never gives false negatives")
+    clean = len(train) - len(truth)
+    extra = len(set(flagged) - truth)
+    allowed = max(1, int(CLEAN_FLAG_FRACTION * clean))
+    if extra > allowed:
+        return (f"{extra} clean documents flagged (at most {allowed} of {clean} allowed): the "
+                "filter's error rate is too high for documents with many n-grams")
+    return None
