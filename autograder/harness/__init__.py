@@ -7,8 +7,9 @@ goldens it alone holds (see docs/WRITING_TESTS.md). This package imports nothing
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .plaindata import PlainDataError, encode
 

@@ -29,8 +29,9 @@ def main() -> int:
     if cfg["mode"] != "gen":  # golden generation runs trusted code, which may use oracles
         sys.meta_path.insert(0, ForbiddenImportBlocker(cfg["forbidden"]))
     os.chdir(cfg["workdir"])
-    from autograder.harness import plugin
     import pytest
+
+    from autograder.harness import plugin
 
     plugin.CONFIG = cfg
     args = [*cfg["test_files"], "-q", "-p", "no:cacheprovider", "--rootdir", cfg["rootdir"],

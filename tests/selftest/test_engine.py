@@ -113,6 +113,7 @@ def test_run_folder_holds_no_goldens_or_solutions(toy):
 
 def test_graded_test_without_observation_is_rejected(toy_course, tmp_path):
     import shutil
+
     from autograder.assignments import load
     root = tmp_path / "course"
     shutil.copytree(toy_course, root)
@@ -125,6 +126,7 @@ def test_graded_test_without_observation_is_rejected(toy_course, tmp_path):
 
 def test_stale_goldens_are_detected(toy_course, tmp_path):
     import shutil
+
     from autograder.assignments import load
     root = tmp_path / "course"
     shutil.copytree(toy_course, root)

@@ -1,8 +1,7 @@
 """Task 5 (hidden): another capacity and target rate."""
 
-from dedup import BloomFilter
-
 from autograder.harness import graded
+from dedup import BloomFilter
 
 
 def bloom_cases(rng):

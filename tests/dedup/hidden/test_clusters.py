@@ -1,8 +1,7 @@
 """Task 4 (hidden): transitivity through bridging documents; other thresholds and sizes."""
 
-from dedup import deduplicate, near_duplicate_clusters
-
 from autograder.harness import graded
+from dedup import deduplicate, near_duplicate_clusters
 
 LETTERS = list("abcdefghijklmnopqrstuvwxyz")
 GAPS = [" ", "\t", "\n\n", "\u00a0", "\u2003", "\u3000"]

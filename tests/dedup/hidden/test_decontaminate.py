@@ -1,8 +1,7 @@
 """Task 6 (hidden): larger leak corpora, every respelling, and n = 8."""
 
-from dedup import contaminated
-
 from autograder.harness import graded
+from dedup import contaminated
 
 LETTERS = list("abcdefghijklmnopqrstuvwxyz")
 GAPS = [" ", "\t\t", "\n", "\u00a0", "\u2003", "\u3000"]

@@ -1,9 +1,9 @@
 """Task 3 (hidden): lsh_params with other thresholds, sizes and weights; LSHIndex at scale."""
 
 import numpy as np
-from dedup import LSHIndex, lsh_params
 
 from autograder.harness import graded
+from dedup import LSHIndex, lsh_params
 
 
 def weighted_error(t, b, r, wfp, wfn):

@@ -1,9 +1,9 @@
 """Task 2 (hidden): estimator error at other sizes and seeds; min-of-union on larger sets."""
 
 import numpy as np
-from dedup import MinHasher, estimate_jaccard
 
 from autograder.harness import graded
+from dedup import MinHasher, estimate_jaccard
 
 
 def random_shingles(rng, size, tag="w"):

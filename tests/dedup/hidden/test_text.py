@@ -1,8 +1,7 @@
 """Task 1 (hidden): more unicode and whitespace variants; shingles of normalized text."""
 
-from dedup import normalize, shingles
-
 from autograder.harness import graded
+from dedup import normalize, shingles
 
 VARIANTS = [
     "ＡＢＣ　ｄｅｆ",

@@ -1,9 +1,8 @@
 """Task 5: BloomFilter. Internals (m, k, hashes) are free: the tests check that added items are
 always found and that the measured false-positive rate is within a stated bound of the target."""
 
-from dedup import BloomFilter
-
 from autograder.harness import graded
+from dedup import BloomFilter
 
 
 def bloom_cases(capacity, error_rate, queries):

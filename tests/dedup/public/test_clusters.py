@@ -3,9 +3,8 @@
 The sandbox never sees the ground truth: checks.py recomputes exact Jaccard from the stored docs
 and allows only as many wrong groups as the S-curve of datasketch's (b, r) makes likely."""
 
-from dedup import deduplicate, near_duplicate_clusters
-
 from autograder.harness import graded
+from dedup import deduplicate, near_duplicate_clusters
 
 LETTERS = list("abcdefghijklmnopqrstuvwxyz")
 GAPS = [" ", "  ", "\t", "\n", "\u00a0", "\u3000", " \r\n"]
@@ -61,8 +60,8 @@ def edited(rng, vocab, words, target, append=False):
 def planted_corpus(rng, threshold, num_perm, n_variant=10, n_near=8, near=(0.95, 0.99),
                    n_neg=6, neg=(0.3, 0.5), n_bridge=0, n_short=4, n_single=20):
     """Groups of documents in shuffled group order: surface variants (J = 1), near copies
-    (J in `near`: the same text with a different tail), hard negatives (J in `neg`), bridges (A, C unrelated, then B = A + C, so only
-    transitivity joins A and C), short docs (< 5 words; two are identical), unrelated singles."""
+    (J in `near`: the same text with a different tail), hard negatives (J in `neg`), bridges
+    (A, C unrelated, then B = A + C, so only transitivity joins A and C), short docs (< 5 words; two are identical), unrelated singles."""
     vocab = vocabulary(rng)
     groups = []
     for _ in range(n_variant):

@@ -2,9 +2,8 @@
 n-gram with the eval set. The planted leaks are re-cased, re-spaced and unicode-variant copies:
 the silent failure is a pipeline that normalizes one side only and reports success."""
 
-from dedup import contaminated
-
 from autograder.harness import graded
+from dedup import contaminated
 
 LETTERS = list("abcdefghijklmnopqrstuvwxyz")
 GAPS = [" ", "  ", "\t", "\n", "\u00a0", "\u3000", "\r\n"]

@@ -4,9 +4,9 @@ lsh_params goldens are the solution's values, which equal datasketch's _optimal_
 stored case (tests/dedup/crosscheck_datasketch.py; see robust_params_cases)."""
 
 import numpy as np
-from dedup import LSHIndex, candidate_probability, lsh_params
 
 from autograder.harness import graded
+from dedup import LSHIndex, candidate_probability, lsh_params
 
 
 def weighted_error(t, b, r, wfp, wfn):

@@ -9,9 +9,9 @@ import subprocess
 import sys
 
 import numpy as np
-from dedup import MinHasher, estimate_jaccard
 
 from autograder.harness import graded
+from dedup import MinHasher, estimate_jaccard
 
 
 def random_shingles(rng, size, tag="w"):

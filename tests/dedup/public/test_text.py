@@ -1,9 +1,8 @@
 """Task 1: normalize, shingles, jaccard. Exact values: the spec fixes all three."""
 
 
-from dedup import jaccard, normalize, shingles
-
 from autograder.harness import graded
+from dedup import jaccard, normalize, shingles
 
 TRICKY = [
     "Hello World",

@@ -2,9 +2,9 @@
 expressions (softmax, log-sum-exp, MSE) whose gradients mix several local derivatives."""
 
 import numpy as np
-from minigrad import Tensor
 
 from autograder.harness import graded
+from minigrad import Tensor
 
 TOL = {"atol": 1e-10, "rtol": 1e-8}
 

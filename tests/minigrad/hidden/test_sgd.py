@@ -2,9 +2,9 @@
 does not reach, and the learning-rate multiplication of a missing zero_grad."""
 
 import numpy as np
-from minigrad import SGD, Tensor
 
 from autograder.harness import graded
+from minigrad import SGD, Tensor
 
 TOL = {"atol": 1e-10, "rtol": 1e-8}
 

@@ -1,8 +1,7 @@
 """Task 3 (hidden): topological_order on bigger random graphs, a 10,000-op chain, and a leaf."""
 
-from minigrad import Tensor, topological_order
-
 from autograder.harness import graded
+from minigrad import Tensor, topological_order
 
 OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
        "tanh": lambda a: a.tanh()}

@@ -2,9 +2,9 @@
 broadcast operands inside longer expressions."""
 
 import numpy as np
-from minigrad import Tensor, unbroadcast
 
 from autograder.harness import graded
+from minigrad import Tensor, unbroadcast
 
 TOL = {"atol": 1e-10, "rtol": 1e-8}
 

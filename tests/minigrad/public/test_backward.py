@@ -5,9 +5,9 @@ torch.autograd (float64) on the same stored graphs by tests/minigrad/crosscheck_
 """
 
 import numpy as np
-from minigrad import Tensor
 
 from autograder.harness import graded
+from minigrad import Tensor
 
 TOL = {"atol": 1e-9, "rtol": 1e-7}
 

@@ -2,9 +2,9 @@
 gradient (a uniform one hides transposes and axis mix-ups)."""
 
 import numpy as np
-from minigrad import Tensor
 
 from autograder.harness import graded
+from minigrad import Tensor
 
 TOL = {"atol": 1e-10, "rtol": 1e-8}
 

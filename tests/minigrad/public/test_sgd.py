@@ -2,9 +2,9 @@
 parameters leave k times the gradient, which the next step() applies as a k-times learning rate."""
 
 import numpy as np
-from minigrad import SGD, Tensor
 
 from autograder.harness import graded
+from minigrad import SGD, Tensor
 
 TOL = {"atol": 1e-10, "rtol": 1e-8}
 

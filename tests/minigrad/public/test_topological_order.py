@@ -3,9 +3,8 @@ nodes it built appear (by their index in the build), and checks.valid_topologica
 that list against the stored graph."""
 
 
-from minigrad import Tensor, topological_order
-
 from autograder.harness import graded
+from minigrad import Tensor, topological_order
 
 OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
        "tanh": lambda a: a.tanh()}

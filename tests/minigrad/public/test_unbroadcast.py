@@ -1,9 +1,9 @@
 """Task 2: unbroadcast, and the gradients of broadcasting binary ops in every direction."""
 
 import numpy as np
-from minigrad import Tensor, unbroadcast
 
 from autograder.harness import graded
+from minigrad import Tensor, unbroadcast
 
 TOL = {"atol": 1e-10, "rtol": 1e-8}
 
