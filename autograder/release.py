@@ -18,7 +18,8 @@ EXCLUDED_NAMES = {"__pycache__", ".hypothesis", ".pytest_cache"}
 
 def _ignore(directory: str, names: list[str]) -> set[str]:
     d = Path(directory)
-    skip = {n for n in names if n in EXCLUDED_NAMES or n.endswith(".egg-info")}
+    skip = {n for n in names if n in EXCLUDED_NAMES or n.endswith(".egg-info")
+            or n.startswith("crosscheck_")}  # instructor scripts that read hidden goldens
     if d == course_root():
         skip |= {n for n in names if n in EXCLUDED_TOP}
     if d == course_root() / "tests":

@@ -1,0 +1,57 @@
+"""What to train: the compute-optimal split, inference-aware sizing, and MoE FLOPs."""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import brentq
+
+from .chinchilla import ScalingParams
+
+
+def compute_optimal(C, p: ScalingParams):
+    """(N_opt, D_opt) minimizing L(N, D) subject to C = 6 N D; C broadcasts (float or array).
+
+    Substituting D = C / (6N) and setting dL/dN = 0 gives
+        N_opt = G (C/6)^(beta / (alpha + beta)),  D_opt = G^-1 (C/6)^(alpha / (alpha + beta)),
+    with G = (alpha A / (beta B))^(1 / (alpha + beta)).
+    """
+    C = np.asarray(C, dtype=float)
+    s = p.alpha + p.beta
+    G = (p.alpha * p.A / (p.beta * p.B)) ** (1 / s)
+    return G * (C / 6) ** (p.beta / s), (C / 6) ** (p.alpha / s) / G
+
+
+def inference_optimal(loss_target: float, inference_tokens: float, p: ScalingParams):
+    """(N, D_train) minimizing lifetime FLOPs 6 N D_train + 2 N D_inf subject to L(N, D) = target.
+
+    Sardana et al. (2023). On the constraint, D(N) = (B / (target - E - A N^-alpha))^(1/beta);
+    the optimum is the root in log N of d(FLOPs)/dN, which lies between the smallest N that can
+    reach the target and the compute-optimal N for this loss (the root when D_inf = 0).
+    Raises ValueError when loss_target <= E (no finite model reaches it).
+    """
+    gap = loss_target - p.E
+    if gap <= 0:
+        raise ValueError(f"loss_target {loss_target} is not above the irreducible loss E={p.E}")
+
+    def log_tokens(x):  # log D_train on the constraint, at N = e^x
+        return (np.log(p.B) - np.log(gap - p.A * np.exp(-p.alpha * x))) / p.beta
+
+    def slope_over_d(x):  # d(FLOPs)/dN divided by D_train, increasing in x
+        data_term = gap - p.A * np.exp(-p.alpha * x)
+        return (6 * (1 - p.alpha * p.A * np.exp(-p.alpha * x) / (p.beta * data_term))
+                + 2 * inference_tokens * np.exp(-log_tokens(x)))
+
+    x_min = np.log(p.A / gap) / p.alpha  # below this, L > target whatever D is
+    x_chinchilla = np.log(p.A * (p.alpha + p.beta) / (p.beta * gap)) / p.alpha
+    x = x_chinchilla if inference_tokens == 0 else brentq(
+        slope_over_d, x_min + 1e-9, x_chinchilla, xtol=1e-14)
+    return float(np.exp(x)), float(np.exp(log_tokens(x)))
+
+
+def moe_training_flops(n_active, D):
+    """Training FLOPs of a mixture of experts: 6 * n_active * D.
+
+    Each token passes through the active parameters only (shared layers plus the routed experts);
+    memory, not compute, pays for the total parameter count.
+    """
+    return 6 * np.asarray(n_active, dtype=float) * np.asarray(D, dtype=float)

@@ -1,0 +1,22 @@
+"""Chinchilla Approach 2: isoFLOP profiles, their minima, and a power law through them."""
+
+from __future__ import annotations
+
+
+def isoflop_minima(runs) -> list[tuple[float, float, float]]:
+    """Per compute budget, the vertex of a parabola fitted (least squares) to loss against log N.
+
+    runs: iterable of (C, N, loss) tuples; runs with equal C form one isoFLOP profile, in any
+    order.
+    Returns [(C, N_opt, loss_at_vertex)] as floats, one per budget, sorted by C.
+    Raises ValueError if a budget has fewer than 3 distinct model sizes N.
+    """
+    raise NotImplementedError
+
+
+def fit_power_law(x, y) -> tuple[float, float]:
+    """(k, exponent) with y ~ k * x**exponent: least squares on log y = log k + exponent log x.
+
+    x, y: 1-D arrays of positive numbers, same length (>= 2).
+    """
+    raise NotImplementedError

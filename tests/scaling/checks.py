@@ -1,0 +1,36 @@
+"""Parent-side checks for `scaling` (trusted; never imported in the sandbox)."""
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+
+def _loss(p, N, D):
+    E, A, B, alpha, beta = p
+    return E + A / N**alpha + B / D**beta
+
+
+def is_compute_optimal(observed, ctx) -> str | None:
+    """observed: [N_opt, D_opt] arrays for the budgets ctx.inputs[i]["C"]. Requires 6ND = C and
+    N within 1e-6 (relative) of the numerical minimizer of L(N, C / 6N) over log N."""
+    i = int(ctx.name.split("[")[1].rstrip("]"))
+    case = ctx.inputs[i]
+    C, p = np.asarray(case["C"], float), case["p"]
+    try:
+        N, D = (np.asarray(v, float) for v in observed)
+    except (TypeError, ValueError):
+        return "expected [N_opt, D_opt]"
+    if N.shape != C.shape or D.shape != C.shape:
+        return f"expected shapes {C.shape}, got {N.shape} and {D.shape}"
+    if not (np.all(np.isfinite(N)) and np.all(np.isfinite(D)) and np.all(N > 0) and np.all(D > 0)):
+        return "N_opt and D_opt must be finite and positive"
+    if not np.allclose(6 * N * D, C, rtol=1e-9, atol=0):
+        return "6 * N_opt * D_opt does not equal the budget C"
+    for c, n in zip(C, N):
+        def f(x, c=c):
+            return _loss(p, np.exp(x), c / (6 * np.exp(x)))
+        res = minimize_scalar(f, bounds=(np.log(1e3), np.log(c / 6) - np.log(1e3)),
+                              method="bounded", options={"xatol": 1e-10})
+        best = np.exp(res.x)
+        if abs(n / best - 1) > 1e-6:
+            return f"at C={c:.3g}: N_opt={n:.6g}, but L(N, C/6N) is minimized at N={best:.6g}"
+    return None

@@ -1,0 +1,153 @@
+"""Cross-check the stored goldens of `scaling` against independent computations (instructors).
+
+    .venv/bin/python tests/scaling/crosscheck_scipy.py
+
+- fits: from each stored dataset, scipy L-BFGS-B with tight tolerances from every start of the
+  test grid, and a finite-difference (no analytic gradient) fit, must land within the tests'
+  tolerances of the golden fit; the golden must also beat every one of them in objective value
+  up to 1e-9 (relative), i.e. it is the best minimum the grid reaches;
+- compute_optimal: numerical minimization of L(N, C / 6N) over log N;
+- inference_optimal: numerical minimization of 6 N D(N) + 2 N D_inf over log N on the constraint;
+- isoflop minima: np.linalg.lstsq on the Vandermonde matrix in log N (not np.polyfit).
+Prints one line per check and exits non-zero on a mismatch.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import minimize, minimize_scalar
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+from autograder.harness.plaindata import decode
+
+TOL = {"alpha": (1e-3, 0), "beta": (1e-3, 0), "E": (0, 1e-3), "A": (0, 0.02), "B": (0, 0.02)}
+FAIL = []
+
+
+def report(ok: bool, what: str) -> None:
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        FAIL.append(what)
+
+
+def load(vis: str):
+    return (decode(json.loads((HERE / "inputs" / f"{vis}.json").read_text())),
+            json.loads((HERE / "goldens" / f"{vis}.json").read_text())["tests"])
+
+
+def expected(goldens, test, name):
+    return decode(goldens[test]["observations"][name]["expected"])
+
+
+def huber_objective(theta, logN, logD, logL, delta=1e-3):
+    a, b, e, alpha, beta = theta
+    pred = np.logaddexp(np.logaddexp(a - alpha * logN, b - beta * logD), e)
+    r = np.abs(pred - logL)
+    return np.where(r <= delta, 0.5 * r**2, delta * (r - 0.5 * delta)).sum()
+
+
+def check_fits(inputs, goldens, test):
+    import itertools
+    starts = list(itertools.product([0.0, 10.0, 20.0], [0.0, 10.0, 20.0], [-1.0, 0.0, 1.0],
+                                    [0.0, 1.0, 2.0], [0.0, 1.0, 2.0]))[::7]
+    for i, c in enumerate(inputs[test]):
+        logs = tuple(np.log(np.asarray(c[k], float)) for k in ("N", "D", "loss"))
+        gold = {k: expected(goldens, test, f"fit[{i}].{k}") for k in TOL}
+        gold_theta = [np.log(gold["A"]), np.log(gold["B"]), np.log(gold["E"]), gold["alpha"],
+                      gold["beta"]]
+        f_gold = huber_objective(gold_theta, *logs)
+        best = min((minimize(huber_objective, s, args=logs, method="L-BFGS-B",
+                             options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 20000})
+                    for s in starts), key=lambda r: r.fun)
+        fd = min((minimize(huber_objective, s, args=logs, method="L-BFGS-B") for s in starts),
+                 key=lambda r: r.fun)
+        for label, res in (("tight", best), ("finite-diff", fd)):
+            a, b, e, alpha, beta = res.x
+            got = {"E": np.exp(e), "A": np.exp(a), "B": np.exp(b), "alpha": alpha, "beta": beta}
+            worst = max((abs(got[k] - gold[k]) / (TOL[k][0] + TOL[k][1] * abs(gold[k])))
+                        for k in TOL)
+            report(worst <= 0.5, f"{test}[{i}] {label} fit vs golden: worst deviation "
+                                 f"{worst:.3f} of tolerance")
+        report(f_gold <= best.fun * (1 + 1e-6) + 1e-12,
+               f"{test}[{i}] golden objective {f_gold:.6e} vs tight best {best.fun:.6e}")
+
+
+def numeric_compute_optimal(p, C):
+    """argmin over N of L(N, C / 6N), by bounded scalar minimization in log N."""
+    _, A, B, alpha, beta = p
+    res = minimize_scalar(lambda x: A * np.exp(-alpha * x) + B * (C / (6 * np.exp(x))) ** -beta,
+                          bounds=(np.log(1e3), np.log(C / 6e3)), method="bounded",
+                          options={"xatol": 1e-11})
+    return np.exp(res.x)
+
+
+def numeric_inference_optimal(p, target, d_inf):
+    """argmin over N of log(6 N D(N) + 2 N D_inf) on the curve L(N, D(N)) = target."""
+    E, A, B, alpha, beta = p
+
+    def log_flops(x):
+        gap = target - E - A * np.exp(-alpha * x)
+        if gap <= 0:
+            return np.inf
+        return np.log(np.exp(x) * (6 * (B / gap) ** (1 / beta) + 2 * d_inf))
+
+    lo = np.log(A / (target - E)) / alpha
+    res = minimize_scalar(log_flops, bounds=(lo + 1e-9, lo + 30), method="bounded",
+                          options={"xatol": 1e-11})
+    return np.exp(res.x)
+
+
+def check_compute_optimal(inputs, goldens, test):
+    for i, c in enumerate(inputs[test]):
+        N = expected(goldens, test, f"N_opt[{i}]")
+        for C, n in zip(np.ravel(c["C"]), np.ravel(N)):
+            best = numeric_compute_optimal(c["p"], C)
+            report(abs(best / n - 1) < 1e-6, f"{test}[{i}] C={C:.3g} N_opt={n:.6g}")
+
+
+def check_inference(inputs, goldens, test):
+    for i, c in enumerate(inputs[test]):
+        E, A, B, alpha, beta = c["p"]
+        N, D = expected(goldens, test, f"N_D[{i}]")
+        best = numeric_inference_optimal(c["p"], c["target"], c["d_inf"])
+        on_curve = E + A / N**alpha + B / D**beta
+        report(abs(best / N - 1) < 1e-5 and abs(on_curve - c["target"]) < 1e-9,
+               f"{test}[{i}] N={N:.6g} (scipy {best:.6g}), L(N,D)-target="
+               f"{on_curve - c['target']:.1e}")
+
+
+def check_isoflop(inputs, goldens, test):
+    for i, runs in enumerate(inputs[test]):
+        got = np.asarray(expected(goldens, test, f"minima[{i}]"), float)
+        runs = np.asarray(runs, float)
+        for row, C in zip(got, np.unique(runs[:, 0])):
+            sel = runs[runs[:, 0] == C]
+            x = np.log(sel[:, 1])
+            (c2, c1, c0), *_ = np.linalg.lstsq(np.stack([x**2, x, x**0], 1), sel[:, 2], rcond=None)
+            want = [C, np.exp(-c1 / (2 * c2)), c0 - c1**2 / (4 * c2)]
+            report(np.allclose(row, want, rtol=1e-8), f"{test}[{i}] C={C:.3g} vertex {row[1:]}")
+
+
+def main() -> int:
+    for vis in ("public", "hidden"):
+        inputs, goldens = load(vis)
+        for test in inputs:
+            if test.startswith("test_fit_") and test != "test_fit_power_law":
+                check_fits(inputs, goldens, test)
+            elif test.startswith("test_compute_optimal") and "numeric" not in test:
+                check_compute_optimal(inputs, goldens, test)
+            elif test.startswith("test_inference_optimal"):
+                check_inference(inputs, goldens, test)
+            elif test.startswith("test_isoflop_minima"):
+                check_isoflop(inputs, goldens, test)
+    print(f"{len(FAIL)} failure(s)")
+    return 1 if FAIL else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

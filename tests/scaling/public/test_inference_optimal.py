@@ -1,0 +1,39 @@
+"""Task 5: inference-aware sizing (Sardana et al., 2023): minimize 6 N D_train + 2 N D_inf on the
+curve L(N, D_train) = target. With D_inf = 0 it is the Chinchilla point for that loss; the more
+tokens the model will serve, the smaller and longer-trained it should be."""
+
+import numpy as np
+
+from autograder.harness import graded
+from scaling import ScalingParams, inference_optimal
+
+CHINCHILLA = [1.69, 406.4, 410.7, 0.34, 0.28]
+
+
+def params(v):
+    return ScalingParams(E=v[0], A=v[1], B=v[2], alpha=v[3], beta=v[4])
+
+
+def inference_cases(rng):
+    out = []
+    for p in [CHINCHILLA, [float(rng.uniform(1.6, 1.9)), float(rng.uniform(300, 500)),
+                           float(rng.uniform(300, 2000)), float(rng.uniform(0.3, 0.38)),
+                           float(rng.uniform(0.26, 0.38))]]:
+        for target in p[0] + np.array([0.15, 0.3]) * rng.uniform(0.9, 1.1):
+            for d_inf in [0.0, 1e11, 1e13]:
+                out.append({"p": p, "target": float(target), "d_inf": d_inf * rng.uniform(1, 3)})
+    return out
+
+
+@graded(points=3, cases=inference_cases)
+def test_inference_optimal(rec, cases):
+    for i, c in enumerate(cases):
+        N, D = inference_optimal(c["target"], c["d_inf"], params(c["p"]))
+        rec.close(f"N_D[{i}]", [float(N), float(D)], rtol=1e-5)
+
+
+@graded(points=1)
+def test_inference_target_not_above_E(rec, cases):
+    p = params(CHINCHILLA)
+    rec.raises("at_E", inference_optimal, 1.69, 1e12, p)
+    rec.raises("below_E", inference_optimal, 1.5, 0.0, p)
