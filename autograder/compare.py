@@ -6,6 +6,7 @@ otherwise a one-line message. Nothing here trusts the observed value's type or s
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from pathlib import Path
@@ -155,17 +156,24 @@ def _all_nonfinite(value: Any) -> bool:
         and not np.isfinite(arr).any()
 
 
-def judge_local(assignment_dir: Path, visibility: str, test_id: str, obs: dict) -> str | None:
-    """Local mode (pytest run directly): compare one observation with the stored goldens."""
+@functools.cache
+def _local_stores(assignment_dir: Path, visibility: str):
+    """(assignment, goldens, inputs), read once per local pytest session."""
     from .assignments import load
 
     assignment = load(assignment_dir.name, assignment_dir.parent.parent)
     store = json.loads(assignment.goldens_path(visibility).read_text(encoding="utf-8"))
+    inputs = json.loads(assignment.inputs_path(visibility).read_text(encoding="utf-8"))
+    return assignment, store, inputs
+
+
+def judge_local(assignment_dir: Path, visibility: str, test_id: str, obs: dict) -> str | None:
+    """Local mode (pytest run directly): compare one observation with the stored goldens."""
+    assignment, store, inputs_store = _local_stores(assignment_dir, visibility)
     test = store["tests"].get(test_id)
     if test is None or obs["name"] not in test["observations"]:
         return f"no golden for {test_id}/{obs['name']}: run `make goldens`"
     spec = test["observations"][obs["name"]]
-    inputs_store = json.loads(assignment.inputs_path(visibility).read_text(encoding="utf-8"))
     inputs = decode(inputs_store[test_id]) if test_id in inputs_store else None
     message = judge(spec, obs["value"], inputs, assignment.checks, obs["name"])
     if message is None:

@@ -1,0 +1,101 @@
+"""Train a byte-level BPE: repeatedly merge the most frequent adjacent pair of tokens.
+
+Pair counts are kept up to date incrementally: a merge only touches the words that contain
+the merged pair, so each merge costs time proportional to those words, not to the corpus.
+"""
+
+import heapq
+from collections import Counter, defaultdict
+from itertools import pairwise
+
+from .pretokenize import pretokens, split_on_specials
+
+
+class _Greatest:
+    """Heap key that pops the lexicographically greatest pair first (heapq is a min-heap).
+    Pairs compare as tuples of two byte strings: (b"a", b"z") < (b"ab", b"c")."""
+
+    __slots__ = ("pair",)
+
+    def __init__(self, pair: tuple[bytes, bytes]):
+        self.pair = pair
+
+    def __lt__(self, other: "_Greatest") -> bool:
+        return self.pair > other.pair
+
+
+def _merge(word: list[bytes], pair: tuple[bytes, bytes]) -> list[bytes]:
+    """Replace every non-overlapping occurrence of `pair` in `word`, left to right."""
+    out, i = [], 0
+    while i < len(word):
+        if i + 1 < len(word) and (word[i], word[i + 1]) == pair:
+            out.append(word[i] + word[i + 1])
+            i += 2
+        else:
+            out.append(word[i])
+            i += 1
+    return out
+
+
+def train_bpe(
+    text: str, vocab_size: int, special_tokens: list[str] = []  # noqa: B006 (never mutated)
+) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """Train byte-level BPE on `text`.
+
+    Returns (vocab, merges): vocab maps ids 0-255 to single bytes, then the special tokens in
+    the given order, then one id per merge in merge order; merges lists the merged pairs.
+    Ties in pair frequency go to the lexicographically greatest (bytes, bytes) tuple.
+    Stops when len(vocab) reaches vocab_size or no pair is left.
+    """
+    vocab = {i: bytes([i]) for i in range(256)}
+    for s in special_tokens:
+        vocab[len(vocab)] = s.encode("utf-8")
+
+    # Each distinct pre-token is a "word": its current tokens and how often it occurs.
+    freq = Counter(
+        p.encode("utf-8")
+        for piece, is_special in split_on_specials(text, special_tokens)
+        if not is_special
+        for p in pretokens(piece)
+    )
+    words = [[bytes([b]) for b in w] for w in freq]
+    counts_of_word = list(freq.values())
+
+    counts: Counter = Counter()  # pair -> occurrences in the corpus
+    where = defaultdict(set)  # pair -> indices of words containing it
+    for i, w in enumerate(words):
+        for pair in pairwise(w):
+            counts[pair] += counts_of_word[i]
+            where[pair].add(i)
+
+    heap = [(-c, _Greatest(p)) for p, c in counts.items()]
+    heapq.heapify(heap)
+
+    merges = []
+    while len(vocab) < vocab_size:
+        pair = None
+        while heap:  # lazy deletion: skip entries whose count is out of date
+            neg, key = heapq.heappop(heap)
+            if -neg == counts[key.pair] > 0:
+                pair = key.pair
+                break
+        if pair is None:
+            break
+        merges.append(pair)
+        vocab[len(vocab)] = pair[0] + pair[1]
+
+        changed = set()
+        for i in where.pop(pair):
+            w, f = words[i], counts_of_word[i]
+            for p in pairwise(w):
+                counts[p] -= f
+                changed.add(p)
+            w = words[i] = _merge(w, pair)
+            for p in pairwise(w):
+                counts[p] += f
+                changed.add(p)
+                where[p].add(i)
+        for p in changed:
+            if counts[p] > 0:
+                heapq.heappush(heap, (-counts[p], _Greatest(p)))
+    return vocab, merges

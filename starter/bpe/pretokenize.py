@@ -1,0 +1,28 @@
+"""Byte-level pre-tokenization: special tokens first, then the GPT-2 regex.
+
+BPE never merges across the pieces made here, so a token can never span a special token
+or two pre-tokens. This file is given: you may use it as it is.
+"""
+
+from collections.abc import Iterator
+
+import regex
+
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+_PRETOKEN = regex.compile(GPT2_PATTERN)
+
+
+def split_on_specials(text: str, special_tokens: list[str]) -> Iterator[tuple[str, bool]]:
+    """Yield (piece, is_special) covering `text` in order.
+
+    Special tokens are matched leftmost first, and the longest one at that position:
+    with specials ["<|a|>", "<|a|><|b|>"], "<|a|><|b|>" is one special piece.
+    TODO (task 2): implement. Hint: regex.escape each token and join them with "|".
+    """
+    raise NotImplementedError
+
+
+def pretokens(text: str) -> list[str]:
+    """Split ordinary text (no special tokens in it) into GPT-2 pre-tokens:
+    pretokens("I've 2 dogs  \\n") == ["I", "'ve", " 2", " dogs", " ", " \\n"]."""
+    return _PRETOKEN.findall(text)

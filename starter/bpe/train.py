@@ -1,0 +1,30 @@
+"""Task 1: train a byte-level BPE."""
+
+
+def train_bpe(
+    text: str, vocab_size: int, special_tokens: list[str] = []  # noqa: B006 (never mutated)
+) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """Train byte-level BPE on `text`.
+
+    Args:
+        text: the training corpus.
+        vocab_size: the final vocabulary size, counting the 256 single bytes, the special
+            tokens and the merges. Stop when it is reached or when no pair is left.
+        special_tokens: strings that split the text and are never merged.
+
+    Returns:
+        vocab: dict[int, bytes] — ids 0-255 are the single bytes (vocab[i] == bytes([i])),
+            then the special tokens (UTF-8) in the given order, then one id per merge, in
+            merge order (the token of a merge (a, b) is a + b).
+        merges: list[tuple[bytes, bytes]] — the merged pairs in the order they were made.
+
+    Rules:
+        - Pre-tokenize with the GPT-2 pattern (pretokenize.pretokens) after splitting on the
+          special tokens (pretokenize.split_on_specials); never merge across pre-tokens.
+        - Each step merges the most frequent adjacent pair (counted over all pre-tokens,
+          weighted by how often each occurs). Ties go to the lexicographically GREATEST pair,
+          compared as a tuple of two byte strings: (b"ab", b"c") > (b"a", b"z").
+        - Update pair counts incrementally (only the words containing the merged pair
+          change): a 1 MB corpus must train to 1,000 merges in seconds, not minutes.
+    """
+    raise NotImplementedError
