@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from . import sandbox
 from .assignments import AssignmentError, course_root, discover, load
 from .goldens import GoldenError, generate
 from .grading import grade_submission_root
@@ -20,6 +21,9 @@ from .report import render, results_json, write_results
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Public tests on a local implementation (default: starter/)."""
+    warnings = _isolation(args)
+    if warnings is None:
+        return 2
     assignment = load(args.assignment)
     impl = Path(args.impl) if args.impl else assignment.starter
     grade = grade_submission_root(assignment, impl.resolve(), ("public",))
@@ -30,6 +34,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_grade(args: argparse.Namespace) -> int:
     """Public + hidden tests on a submission folder or zip; writes OUT/results.json."""
     started = time.monotonic()
+    warnings = _isolation(args)
+    if warnings is None:
+        return 2
     console = Console()
     out = Path(args.out)
     work = staging_dir()
@@ -58,13 +65,29 @@ def cmd_grade(args: argparse.Namespace) -> int:
                 grades.append(grade_submission_root(assignment, root))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    results = results_json(grades, time.monotonic() - started, problems)
+    results = results_json(grades, time.monotonic() - started, warnings + problems)
     path = write_results(out, results)
     if not getattr(args, "quiet", False):
-        render(grades, console, title=f"grade {args.submission}", problems=problems)
+        render(grades, console, title=f"grade {args.submission}", problems=warnings + problems)
         console.print(f"[bold]total: {results['score']:g} / {results.get('max_score', 0):g}"
                       f"[/]  results: {path}")
     return 0
+
+
+def _isolation(args: argparse.Namespace) -> list[str] | None:
+    """Apply --isolation; the loud lines when isolation is incomplete, None to refuse (strict
+    without full isolation)."""
+    if getattr(args, "isolation", None):
+        sandbox.set_isolation(args.isolation)
+    try:
+        sandbox.require()
+    except sandbox.IsolationError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return None
+    lines = sandbox.report_lines()
+    if lines and not getattr(args, "quiet", False):
+        print("\n".join(lines), file=sys.stderr)
+    return lines
 
 
 def cmd_bulk(args: argparse.Namespace) -> int:
@@ -129,11 +152,15 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("check", help="public tests on your code (default: starter/)")
     p.add_argument("assignment")
     p.add_argument("--impl", help="folder holding the package (default: starter/)")
+    p.add_argument("--isolation", choices=sandbox.MODES, help="sandbox: auto (default), "
+                   "strict (refuse without full isolation), none (no sandbox)")
     p.set_defaults(fn=cmd_check)
     p = sub.add_parser("grade", help="grade a submission folder or zip (public + hidden)")
     p.add_argument("submission")
     p.add_argument("--assignment", help="grade only this assignment")
     p.add_argument("--out", default="out", help="folder for results.json (default: out/)")
+    p.add_argument("--isolation", choices=sandbox.MODES, help="sandbox: auto (default), "
+                   "strict (refuse without full isolation), none (no sandbox)")
     p.set_defaults(fn=cmd_grade)
     p = sub.add_parser("bulk", help="grade every submission in a folder (instructors)")
     p.add_argument("folder")

@@ -7,7 +7,6 @@ Every rejection is a clear, one-line message; nothing here imports or runs submi
 from __future__ import annotations
 
 import ast
-import shutil
 import stat
 import tempfile
 import zipfile
@@ -22,7 +21,12 @@ MAX_ZIP_RATIO = 200
 MAX_PY_FILES = 200
 MAX_PY_FILE = 2 * 2**20
 MAX_PY_TOTAL = 8 * 2**20
+MAX_NAME = 255
+MAX_DEPTH = 32
 REFUSED_NAMES = {"conftest.py", "sitecustomize.py", "usercustomize.py"}
+# Modules of the test stack: a file or folder of this name in a submission could shadow them.
+SHADOWING = {"pytest", "_pytest", "pluggy", "py", "iniconfig", "numpy", "torch", "hypothesis",
+             "autograder", "site", "sitecustomize", "usercustomize", "conftest"}
 
 
 class IntakeError(Exception):
@@ -60,14 +64,18 @@ def _extract_safely(zf: zipfile.ZipFile, dest: Path) -> None:
     infos = zf.infolist()
     if len(infos) > MAX_ZIP_ENTRIES:
         raise IntakeError(f"the zip has {len(infos)} entries (limit {MAX_ZIP_ENTRIES})")
-    total = 0
+    total = compressed = 0
     for info in infos:
         name = info.filename
         parts = PurePosixPath(name.replace("\\", "/")).parts
         if name.startswith(("/", "\\")) or (parts and ":" in parts[0]) or ".." in parts:
             raise IntakeError(f"the zip entry {name!r} points outside the submission")
+        if any(ord(c) < 32 for c in name) or len(parts) > MAX_DEPTH \
+                or any(len(p.encode()) > MAX_NAME for p in parts):
+            raise IntakeError(f"the zip entry {name[:80]!r} has an unusable name")
+        compressed += info.compress_size
         mode = info.external_attr >> 16
-        if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        if stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):  # 0: permissions only
             kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
             raise IntakeError(f"the zip entry {name!r} is {kind}")
         total += info.file_size
@@ -77,6 +85,8 @@ def _extract_safely(zf: zipfile.ZipFile, dest: Path) -> None:
                 and info.file_size > 2**20:
             raise IntakeError(f"the zip entry {name!r} is compressed suspiciously well "
                               f"(a zip bomb?)")
+    if total > 8 * 2**20 and total > MAX_ZIP_RATIO * max(compressed, 1):
+        raise IntakeError("the zip is compressed suspiciously well as a whole (a zip bomb?)")
     for info in infos:
         target = dest.joinpath(*PurePosixPath(info.filename.replace("\\", "/")).parts)
         if info.is_dir():
@@ -104,7 +114,8 @@ def find_package(root: Path, package: str) -> Path | None:
     if root.name == package:
         candidates.insert(0, root)
     for c in candidates:
-        if c.is_dir() and not c.is_symlink() and (c / "__init__.py").is_file():
+        init = c / "__init__.py"
+        if c.is_dir() and not c.is_symlink() and init.is_file() and not init.is_symlink():
             return c
     return None
 
@@ -113,12 +124,21 @@ def stage(package_dir: Path, assignment: Assignment, dest: Path) -> Staged:
     """Copy only the package's .py files to dest/<package>/ and check them statically:
     size limits, syntax, forbidden imports."""
     staged = Staged(dest)
-    files, skipped, total = [], [], 0
+    files, skipped, refused, total = [], [], [], 0
     for path in sorted(package_dir.rglob("*")):
         rel = path.relative_to(package_dir)
-        if path.is_symlink() or not path.is_file() or "__pycache__" in rel.parts:
+        if path.is_symlink():
+            refused.append(f"{rel} (a symbolic link)")
             continue
-        if path.suffix != ".py" or path.name in REFUSED_NAMES:
+        if not path.is_file() or "__pycache__" in rel.parts:
+            continue
+        if path.name in REFUSED_NAMES or path.suffix == ".pth":
+            refused.append(f"{rel} (could change how the tests run)")
+            continue
+        if path.suffix == ".py" and (rel.parts[0] in SHADOWING or path.stem in SHADOWING):
+            refused.append(f"{rel} (shadows the test stack module '{path.stem}')")
+            continue
+        if path.suffix != ".py":
             skipped.append(str(rel))
             continue
         size = path.stat().st_size
@@ -133,6 +153,13 @@ def stage(package_dir: Path, assignment: Assignment, dest: Path) -> Staged:
     if skipped:
         shown = ", ".join(skipped[:5]) + (" ..." if len(skipped) > 5 else "")
         staged.notes.append(f"ignored {len(skipped)} file(s) that are not graded: {shown}")
+    for item in refused[:10]:
+        staged.notes.append(f"refused {assignment.package}/{item}: not staged")
+    if len(refused) > 10:
+        staged.notes.append(f"refused {len(refused) - 10} more file(s)")
+    if Path("__init__.py") not in files:
+        staged.problems.append(f"{assignment.package}/__init__.py is missing or not a regular "
+                               f"file")
     if staged.problems:
         return staged
     for rel in files:

@@ -8,6 +8,7 @@ restarts), so one crash does not erase a student's other points.
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import shutil
@@ -19,13 +20,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .assignments import VISIBILITIES, Assignment
-from .sandbox import child_command
+from .sandbox import RunSandbox
 
 HARNESS = Path(__file__).resolve().parent / "harness"
+_BUILTIN_EXCEPTIONS = {n for n, v in vars(builtins).items()
+                       if isinstance(v, type) and issubclass(v, BaseException)}
 MAX_EVENTS_BYTES = 64 * 2**20
 MAX_RESTARTS = 8
 TAIL_BYTES = 4000
 POLL_S = 0.01
+# Graded replays run public and hidden tests in separate children (one more child start per
+# graded submission) so that nothing printed or raised during public tests can carry hidden
+# tests or inputs into the report (docs/SECURITY.md).
+SEPARATE_HIDDEN = True
 
 
 @dataclass
@@ -118,20 +125,56 @@ def run_tests(assignment: Assignment, impl_root: Path, mode: str, plan: list[str
               run_timeout: float | None = None) -> RunResult:
     """Run the assignment's tests on the package in `impl_root` (mode 'gen' or 'replay').
     `plan` lists test ids to run (None: all collected, gen mode). Never raises for anything
-    the child does."""
+    the child does.
+
+    A graded replay runs public and hidden tests in separate run folders and children: the
+    public child never sees hidden tests or inputs (whatever it prints or raises may be shown
+    to the student), and nothing the hidden child writes is shown beyond a test's status."""
     started = time.monotonic()
-    run = prepare_run_dir(assignment, impl_root, visibilities, inputs_base)
     timeouts = timeouts or {}
     default = default_timeout or assignment.test_timeout
     records: dict[str, TestRecord] = {i: TestRecord(i) for i in plan or []}
     collect_errors: list[str] = []
-    remaining = list(plan) if plan is not None else None
     run_limit = run_timeout or assignment.run_timeout
     run_deadline = started + run_limit
+    if SEPARATE_HIDDEN and mode == "replay" and plan is not None \
+            and {"public", "hidden"} <= set(visibilities):
+        groups = [(v,) for v in visibilities]
+    else:
+        groups = [tuple(visibilities)]
     restarts, stderr_tail = 0, ""
+    for group in groups:
+        remaining = None if plan is None else [i for i in plan if records[i].status == "not_run"]
+        if remaining == []:
+            break
+        if time.monotonic() > run_deadline:
+            collect_errors.append(f"the whole run exceeded its {run_limit:g} s limit")
+            break
+        redact = "hidden" in group and mode == "replay"
+        n, tail = _run_folder(assignment, impl_root, mode, remaining, timeouts, group,
+                              inputs_base, keep, default, run_limit, run_deadline, records,
+                              collect_errors, redact)
+        restarts += n
+        if not redact:
+            stderr_tail = tail
+    return RunResult(records, collect_errors, stderr_tail, restarts,
+                     time.monotonic() - started)
+
+
+def _run_folder(assignment: Assignment, impl_root: Path, mode: str, remaining: list[str] | None,
+                timeouts: dict[str, float], visibilities: tuple[str, ...],
+                inputs_base: Path | None, keep: bool, default: float, run_limit: float,
+                run_deadline: float, records: dict[str, TestRecord], collect_errors: list[str],
+                redact: bool) -> tuple[int, str]:
+    """One run folder and its children (restarted after a crash). Returns (restarts, the last
+    child's stderr tail)."""
+    run = prepare_run_dir(assignment, impl_root, visibilities, inputs_base)
+    restarts, stderr_tail = 0, ""
+    box = None
     try:
+        box = RunSandbox(run)
         for attempt in range(MAX_RESTARTS + 1):
-            events_path = run / f"events-{attempt}.jsonl"
+            events_path = box.new_output_file(run / f"events-{attempt}.jsonl")
             config = {
                 "mode": mode, "assignment": assignment.name, "events": str(events_path),
                 "lib": str(run / "lib"), "impl": str(run / "impl"), "workdir": str(run / "work"),
@@ -144,31 +187,37 @@ def run_tests(assignment: Assignment, impl_root: Path, mode: str, plan: list[str
             config_path = run / f"config-{attempt}.json"
             config_path.write_text(json.dumps(config))
             in_progress, finished, reason = _run_child(
-                run, events_path, config_path, attempt, records, timeouts, default,
-                collect_errors, run_deadline)
+                box, run, events_path, config_path, attempt, records, timeouts, default,
+                collect_errors, run_deadline, redact)
             stderr_tail = _tail(run / f"stderr-{attempt}")
+            if not keep:  # what a child wrote is read; free the disk at once
+                for name in (f"stdout-{attempt}", f"stderr-{attempt}", events_path.name):
+                    (run / name).unlink(missing_ok=True)
             if in_progress is not None:
                 rec = records.setdefault(in_progress, TestRecord(in_progress))
                 rec.status = "timeout" if reason == "timeout" else "crashed"
                 rec.error = _crash_message(reason, timeouts.get(in_progress) or default,
-                                           stderr_tail)
+                                           "" if redact else stderr_tail)
             if remaining is not None:
                 remaining = [i for i in remaining if records[i].status == "not_run"]
             if finished or in_progress is None or not remaining or reason == "run_timeout":
                 if not finished and remaining and reason != "run_timeout":
+                    shown = "" if redact else stderr_tail
                     collect_errors.append(
-                        "the test process exited before running these tests"
-                        + (f"; its last output:\n{stderr_tail[-800:]}" if stderr_tail else ""))
+                        ("the hidden tests' process" if redact else "the test process")
+                        + " exited before running these tests"
+                        + (f"; its last output:\n{shown[-800:]}" if shown else ""))
                 if reason == "run_timeout":
                     collect_errors.append(f"the whole run exceeded its "
                                           f"{run_limit:g} s limit")
                 break
             restarts += 1
     finally:
+        if box is not None:
+            box.close()
         if not keep:
             shutil.rmtree(run, ignore_errors=True)
-    return RunResult(records, collect_errors, stderr_tail, restarts,
-                     time.monotonic() - started)
+    return restarts, stderr_tail
 
 
 def _crash_message(reason: str, limit: float, stderr_tail: str) -> str:
@@ -180,15 +229,20 @@ def _crash_message(reason: str, limit: float, stderr_tail: str) -> str:
     return "the test process died during this test" + (f": {last[0][:300]}" if last else "")
 
 
-def _run_child(run: Path, events_path: Path, config_path: Path, attempt: int,
+def _run_child(box: RunSandbox, run: Path, events_path: Path, config_path: Path, attempt: int,
                records: dict[str, TestRecord], timeouts: dict[str, float], default: float,
-               collect_errors: list[str], run_deadline: float):
+               collect_errors: list[str], run_deadline: float, redact: bool = False):
     """One child process. Returns (test id in progress when it stopped, saw 'done', reason)."""
-    cmd = child_command(run, run / "lib" / "autograder" / "harness" / "boot.py", config_path)
+    cmd = box.command(run / "lib" / "autograder" / "harness" / "boot.py", config_path,
+                      [events_path])
     with open(run / f"stdout-{attempt}", "wb") as out, open(run / f"stderr-{attempt}", "wb") as err:
-        proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=err, cwd=run / "work", start_new_session=True,
-                                preexec_fn=cmd.preexec)
+        try:
+            proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=err, cwd=run / "work", start_new_session=True,
+                                    preexec_fn=cmd.preexec)  # noqa: PLW1509 (None with prlimit)
+        except (OSError, subprocess.SubprocessError) as e:
+            collect_errors.append(f"the sandbox could not start the test process: {e}")
+            return None, False, "exit"
     reader = EventReader(events_path)
     current, finished, reason = None, False, "exit"
     idle_deadline = time.monotonic() + default + 20
@@ -203,9 +257,13 @@ def _run_child(run: Path, events_path: Path, config_path: Path, attempt: int,
                     limit = timeouts.get(current) or default
                     test_deadline = time.monotonic() + limit
                 elif kind == "end" and isinstance(ev.get("id"), str):
-                    _record_end(records, ev)
+                    _record_end(records, ev, redact)
                     current, test_deadline = None, None
                     idle_deadline = time.monotonic() + default + 20
+                elif kind == "collect_error" and redact:
+                    message = "a hidden test file could not be collected (details hidden)"
+                    if message not in collect_errors:
+                        collect_errors.append(message)
                 elif kind == "collect_error":
                     collect_errors.append(f"{str(ev.get('file'))[:100]}: "
                                           f"{str(ev.get('error'))[-1500:]}")
@@ -226,13 +284,16 @@ def _run_child(run: Path, events_path: Path, config_path: Path, attempt: int,
             break
     finally:
         _kill_group(proc)
+        box.after_child()
     if finished and reason == "exit":
         current = None
     return current, finished, reason
 
 
-def _record_end(records: dict[str, TestRecord], ev: dict) -> None:
+def _record_end(records: dict[str, TestRecord], ev: dict, redact: bool = False) -> None:
     test_id = ev["id"]
+    if redact and test_id not in records:
+        return  # a hidden run reports only the tests it was asked for
     rec = records.setdefault(test_id, TestRecord(test_id))
     if rec.status != "not_run":
         return  # first report wins
@@ -240,6 +301,8 @@ def _record_end(records: dict[str, TestRecord], ev: dict) -> None:
     rec.outcome = "passed" if ev.get("outcome") == "passed" else "failed"
     rec.error = str(ev["error"])[:2000] if ev.get("error") else None
     rec.error_type = str(ev["error_type"])[:100] if ev.get("error_type") else None
+    if redact and rec.error_type not in _BUILTIN_EXCEPTIONS:
+        rec.error_type = None  # a hidden test's failure may name only a builtin exception
     rec.obs = ev.get("obs") if isinstance(ev.get("obs"), list) else []
     rec.meta = ev.get("meta") if isinstance(ev.get("meta"), dict) else None
     rec.inputs = ev.get("inputs")
