@@ -86,14 +86,16 @@ def generate(assignment: Assignment, out_base: Path | None = None,
     result = run_tests(assignment, assignment.solutions, "gen", None,
                        default_timeout=GEN_TEST_TIMEOUT,
                        run_timeout=GEN_RUN_TIMEOUT, inputs_base=base)
-    ids = [r for r in result.records]
-    if len(ids) != len(set(ids)):
-        raise GoldenError("duplicate test ids")
+    if not result.records or result.collect_errors:
+        detail = "\n".join(result.collect_errors) or result.stderr_tail[-2000:]
+        raise GoldenError(f"golden generation for {assignment.name} collected no graded tests "
+                          f"or failed to collect:\n{detail}")
     stores, inputs = _manifest_from_run(assignment, result)
     for vis in VISIBILITIES:
         path = assignment.inputs_path(vis, base)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(inputs[vis], sort_keys=True, separators=(",", ":")) + "\n")
+        # key order kept as generated: a test may build names from its inputs' order
+        path.write_text(json.dumps(inputs[vis], separators=(",", ":")) + "\n")
     if with_mutants:
         timeouts = {t: spec["timeout"] for s in stores.values() for t, spec in s["tests"].items()
                     if spec["timeout"]}

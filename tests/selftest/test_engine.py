@@ -225,3 +225,16 @@ def test_student_release_holds_no_answers_and_checks_locally(toy_course, tmp_pat
     result = subprocess.run([sys.executable, "-m", "autograder", "check", "toy"], env=env,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and "toy: 0 / 4" in result.stdout
+
+
+def test_golden_generation_fails_loudly_when_collection_fails(toy_course, tmp_path):
+    import shutil
+
+    from autograder.assignments import load
+    root = tmp_path / "course"
+    shutil.copytree(toy_course, root)
+    (root / "tests/toy/public/test_dup.py").write_text(
+        "from autograder.harness import graded\n\n@graded(points=1)\n"
+        "def test_add(rec):\n    rec.exact('x', 1)\n")
+    with pytest.raises(GoldenError, match="share the id"):
+        generate(load("toy", root), with_mutants=False)

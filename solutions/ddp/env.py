@@ -1,0 +1,44 @@
+"""RANK, WORLD_SIZE and friends: the environment torchrun gives every worker."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+REQUIRED = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
+
+
+@dataclass(frozen=True)
+class DistEnv:
+    """Where this process sits in the job, and where the rendezvous store listens."""
+
+    rank: int  # global rank, 0 <= rank < world_size
+    world_size: int  # number of processes in the whole job
+    local_rank: int  # rank on this machine, 0 <= local_rank < local_world_size
+    local_world_size: int  # processes on this machine
+    master_addr: str  # host of rank 0's TCP store
+    master_port: int  # its port, 1..65535
+
+
+def _int(environ: Mapping[str, str], key: str) -> int:
+    try:
+        return int(environ[key])
+    except ValueError:
+        raise ValueError(f"{key}={environ[key]!r} is not an integer") from None
+
+
+def dist_env_from(environ: Mapping[str, str]) -> DistEnv:
+    """Parse the six variables torchrun exports; ValueError names the first bad one."""
+    for key in REQUIRED:
+        if not environ.get(key, "").strip():
+            raise ValueError(f"{key} is missing or empty: was this process started by torchrun?")
+    rank, world_size = _int(environ, "RANK"), _int(environ, "WORLD_SIZE")
+    local_rank, local_world_size = _int(environ, "LOCAL_RANK"), _int(environ, "LOCAL_WORLD_SIZE")
+    port = _int(environ, "MASTER_PORT")
+    if not 0 <= rank < world_size:
+        raise ValueError(f"RANK={rank} must satisfy 0 <= RANK < WORLD_SIZE={world_size}")
+    if not 0 <= local_rank < local_world_size:
+        raise ValueError(
+            f"LOCAL_RANK={local_rank} must satisfy 0 <= LOCAL_RANK < LOCAL_WORLD_SIZE={local_world_size}"
+        )
+    if not 1 <= port <= 65535:
+        raise ValueError(f"MASTER_PORT={port} is outside 1..65535")
+    return DistEnv(rank, world_size, local_rank, local_world_size, environ["MASTER_ADDR"], port)

@@ -1,0 +1,41 @@
+"""MiniDDP: data parallelism is one broadcast at the start and one all-reduce per step."""
+
+from contextlib import contextmanager
+
+import torch  # noqa: F401
+import torch.distributed as dist
+from torch import nn
+
+
+class MiniDDP(nn.Module):
+    """MiniDDP(module, process_group=None): every rank trains the same model on its own data.
+
+    Call it like the module (`model(x)` runs `module(x)`). It works on `module` in place: the
+    module's own parameters are the replica's parameters, so an optimizer may be built from
+    `module.parameters()` or from `MiniDDP(...).parameters()`.
+    - Construction: every parameter and buffer of `module` (frozen ones too) is overwritten
+      with rank 0's copy (rank 0 of `process_group`; the default group when None).
+    - Backward: once autograd has finished a backward pass through the model, every trainable
+      (requires_grad) parameter's .grad is the average over the ranks of the ranks' .grad.
+      Frozen parameters keep grad None; a parameter the forward did not use may end with
+      grad None or zeros.
+    - no_sync(): a context manager; backwards run inside it do not communicate and just
+      accumulate into .grad; the first backward after it averages the accumulated gradients.
+    - allreduce_calls: the number of backward passes that synchronized gradients (one per
+      synchronized backward, however many tensors it reduces; the broadcast is not counted).
+    Hints: dist.broadcast / dist.all_reduce with group=process_group;
+    Tensor.register_post_accumulate_grad_hook; torch.autograd.Variable._execution_engine.
+    queue_callback(fn) runs fn when the current backward pass ends.
+    """
+
+    def __init__(self, module: nn.Module, process_group: dist.ProcessGroup | None = None):
+        super().__init__()
+        raise NotImplementedError
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError
+
+    @contextmanager
+    def no_sync(self):
+        raise NotImplementedError
+        yield

@@ -1,0 +1,36 @@
+"""ShardedSampler: each rank's slice of one global shuffle (torch's DistributedSampler)."""
+
+from collections.abc import Iterator
+
+import torch  # noqa: F401  (torch.Generator, torch.randperm)
+
+
+class ShardedSampler:
+    """The indices rank `rank` of `num_replicas` reads: exactly DistributedSampler's.
+
+    ShardedSampler(dataset_len, num_replicas, rank, shuffle=True, seed=0, drop_last=False)
+    - ValueError unless 0 <= rank < num_replicas (and dataset_len >= 0).
+    - Each epoch, every rank builds the same global order: with shuffle, the permutation
+      torch.randperm(dataset_len, generator=g) with g = torch.Generator() seeded by
+      g.manual_seed(seed + epoch); without shuffle, 0, 1, ..., dataset_len - 1.
+    - Without drop_last the order is padded to the next multiple of num_replicas by wrapping
+      around to its start (repeating the whole order as often as needed when the dataset is
+      smaller than the padding); with drop_last it is truncated to the largest multiple.
+    - Rank r takes every num_replicas-th index of it, starting at position r (a strided,
+      not a contiguous, shard). __len__ is the number of indices each rank gets.
+    - set_epoch(epoch) chooses the epoch the next __iter__ uses; it starts at 0 and iterating
+      does not change it. All ranks must call it with the same epoch.
+    """
+
+    def __init__(self, dataset_len: int, num_replicas: int, rank: int, shuffle: bool = True,
+                 seed: int = 0, drop_last: bool = False):
+        raise NotImplementedError
+
+    def set_epoch(self, epoch: int) -> None:
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[int]:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        raise NotImplementedError

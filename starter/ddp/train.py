@@ -1,0 +1,20 @@
+"""One optimizer step over several micro-batches: accumulate locally, synchronize once."""
+
+from collections.abc import Callable, Sequence
+
+import torch
+
+from .mini_ddp import MiniDDP
+
+
+def train_step(model: MiniDDP, optimizer: torch.optim.Optimizer, loss_fn: Callable,
+               micro_batches: Sequence[tuple[torch.Tensor, torch.Tensor]]) -> float:
+    """One optimizer step with gradient accumulation over `micro_batches`.
+
+    For each (inputs, targets): loss = loss_fn(model(inputs), targets) / len(micro_batches),
+    then loss.backward(); every backward but the last runs inside model.no_sync(), so the
+    gradients are all-reduced once per step. Then optimizer.step() and optimizer.zero_grad().
+    Returns the mean of the micro-batch losses (this rank's, undivided: a float).
+    `optimizer` is anything with step() and zero_grad().
+    """
+    raise NotImplementedError

@@ -1,0 +1,62 @@
+"""Task 1 — dist_env_from: read RANK, WORLD_SIZE and the rest the way torchrun exports them."""
+
+import numpy as np
+
+from autograder.harness import graded
+from ddp import dist_env_from
+
+FIELDS = ("rank", "world_size", "local_rank", "local_world_size", "master_addr", "master_port")
+
+
+def torchrun_env(rng: np.random.Generator) -> dict:
+    """What torchrun --nnodes=N --nproc-per-node=P gives one worker (plus unrelated noise)."""
+    nnodes, nproc = int(rng.integers(1, 5)), int(rng.integers(1, 9))
+    node, local = int(rng.integers(0, nnodes)), int(rng.integers(0, nproc))
+    return {
+        "RANK": str(node * nproc + local), "WORLD_SIZE": str(nnodes * nproc),
+        "LOCAL_RANK": str(local), "LOCAL_WORLD_SIZE": str(nproc),
+        "GROUP_RANK": str(node), "ROLE_RANK": str(node * nproc + local),
+        "MASTER_ADDR": str(rng.choice(["127.0.0.1", "node-0.cluster", "10.1.2.3"])),
+        "MASTER_PORT": str(rng.choice([1, 29500, 29400 + int(rng.integers(0, 100)), 65535])),
+        "TORCHELASTIC_RUN_ID": "none", "PATH": "/usr/bin",
+    }
+
+
+def valid_cases(rng: np.random.Generator) -> list:
+    return [torchrun_env(rng) for _ in range(8)]
+
+
+def broken_cases(rng: np.random.Generator) -> list:
+    """A good environment with one edit each: (what is wrong, the environment)."""
+    good = {"RANK": "1", "WORLD_SIZE": "4", "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2",
+            "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500"}
+    edits = [
+        {"RANK": None}, {"WORLD_SIZE": None}, {"LOCAL_RANK": None},
+        {"LOCAL_WORLD_SIZE": None}, {"MASTER_ADDR": None}, {"MASTER_PORT": None},
+        {"MASTER_ADDR": ""}, {"RANK": ""}, {"WORLD_SIZE": "  "},
+        {"RANK": "one"}, {"WORLD_SIZE": "4.0"}, {"MASTER_PORT": "http"},
+        {"MASTER_PORT": "0"}, {"MASTER_PORT": "65536"},
+        {"RANK": "4"}, {"RANK": "9"}, {"LOCAL_RANK": "2"}, {"RANK": "-1"}, {"WORLD_SIZE": "0"},
+    ]
+    cases = []
+    for edit in edits:
+        env = {k: v for k, v in good.items() if edit.get(k, "") is not None}
+        env.update({k: v for k, v in edit.items() if v is not None})
+        (key, value), = edit.items()
+        cases.append({"why": f"{key} missing" if value is None else f"{key}={value!r}",
+                      "environ": env})
+    return cases
+
+
+@graded(points=3, cases=valid_cases)
+def test_reads_torchrun_environment(rec, cases):
+    for i, environ in enumerate(cases):
+        env = dist_env_from(environ)
+        for field in FIELDS:
+            rec.exact(f"env[{i}].{field}", getattr(env, field))
+
+
+@graded(points=3, cases=broken_cases)
+def test_rejects_broken_environment(rec, cases):
+    for i, c in enumerate(cases):
+        rec.raises(f"broken[{i}] {c['why']}: raises", dist_env_from, c["environ"])

@@ -1,0 +1,48 @@
+"""Task 3 — the global batch: sequences and tokens per optimizer step."""
+
+import numpy as np
+
+from autograder.harness import graded
+from ddp import global_batch_size, tokens_per_step
+
+
+def batch_cases(rng: np.random.Generator) -> list:
+    cases = [
+        # Llama 3 405B, Table 4 of the paper: DP=64, 32 sequences per DP rank, 8,192 tokens.
+        {"micro_batch": 32, "grad_accum": 1, "dp": 64, "seq_len": 8192},
+        # ... and after doubling to DP=128 with 16 per DP rank: still 16M tokens per step.
+        {"micro_batch": 16, "grad_accum": 1, "dp": 128, "seq_len": 8192},
+    ]
+    for _ in range(6):  # grad_accum > 1 everywhere here
+        cases.append({"micro_batch": int(rng.integers(1, 17)), "grad_accum": int(rng.integers(2, 9)),
+                      "dp": int(rng.integers(1, 257)), "seq_len": int(rng.choice([512, 2048, 4096]))})
+    return cases
+
+
+@graded(points=2, cases=batch_cases)
+def test_global_batch_and_tokens(rec, cases):
+    for i, c in enumerate(cases):
+        b, a, dp, t = c["micro_batch"], c["grad_accum"], c["dp"], c["seq_len"]
+        rec.exact(f"case[{i}] global_batch_size({b}, {a}, {dp})",
+                  global_batch_size(b, a, dp))
+        rec.exact(f"case[{i}] tokens_per_step({b}, {a}, {dp}, {t})",
+                  tokens_per_step(b, a, dp, t))
+
+
+def bad_cases(rng: np.random.Generator) -> list:
+    good = [4, 2, 8, 1024]
+    cases = []
+    for position in range(4):
+        for bad in (0, -1):
+            args = list(good)
+            args[position] = bad
+            cases.append(args)
+    return cases
+
+
+@graded(points=1, cases=bad_cases)
+def test_rejects_non_positive(rec, cases):
+    for args in cases:
+        rec.raises(f"tokens_per_step{tuple(args)}", tokens_per_step, *args)
+        if args[3] > 0:
+            rec.raises(f"global_batch_size{tuple(args[:3])}", global_batch_size, *args[:3])

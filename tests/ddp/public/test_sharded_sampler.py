@@ -1,0 +1,84 @@
+"""Task 2 — ShardedSampler: DistributedSampler's indices, every index once per epoch."""
+
+import numpy as np
+
+from autograder.harness import graded
+from ddp import ShardedSampler
+
+
+def sampler_cases(rng: np.random.Generator) -> list:
+    """(length, replicas, shuffle, seed, drop_last, epoch), lengths not divisible included."""
+    cases = [
+        {"n": 10, "replicas": 2, "shuffle": False, "seed": 0, "drop_last": False, "epoch": 0},
+        {"n": 10, "replicas": 3, "shuffle": False, "seed": 0, "drop_last": False, "epoch": 0},
+        {"n": 10, "replicas": 3, "shuffle": False, "seed": 0, "drop_last": True, "epoch": 0},
+        {"n": 2, "replicas": 5, "shuffle": False, "seed": 0, "drop_last": False, "epoch": 0},
+    ]
+    for _ in range(10):
+        cases.append({"n": int(rng.integers(1, 40)), "replicas": int(rng.integers(1, 6)),
+                      "shuffle": True, "seed": int(rng.integers(0, 10_000)),
+                      "drop_last": bool(rng.integers(0, 2)), "epoch": int(rng.integers(0, 5))})
+    return cases
+
+
+def label(c: dict) -> str:
+    """A case as text, in a fixed order (stored inputs come back with their keys sorted)."""
+    return (f"ShardedSampler({c['n']}, {c['replicas']}, rank, shuffle={c['shuffle']}, "
+            f"seed={c['seed']}, drop_last={c['drop_last']}) at epoch {c['epoch']}")
+
+
+def shards(c: dict) -> list:
+    out = []
+    for rank in range(c["replicas"]):
+        s = ShardedSampler(c["n"], c["replicas"], rank, shuffle=c["shuffle"], seed=c["seed"],
+                           drop_last=c["drop_last"])
+        s.set_epoch(c["epoch"])
+        out.append([int(i) for i in s])
+    return out
+
+
+@graded(points=4, cases=sampler_cases)
+def test_matches_distributed_sampler(rec, cases):
+    for i, c in enumerate(cases):
+        for rank, indices in enumerate(shards(c)):
+            rec.exact(f"case[{i}] {label(c)} rank {rank}: indices", indices)
+            s = ShardedSampler(c["n"], c["replicas"], rank, shuffle=c["shuffle"], seed=c["seed"],
+                               drop_last=c["drop_last"])
+            rec.exact(f"case[{i}] {label(c)} rank {rank}: len", len(s))
+
+
+@graded(points=2, cases=sampler_cases)
+def test_every_index_once_per_epoch(rec, cases):
+    """Times each index is read per epoch over all ranks: 1, or 2 for the few padded ones."""
+    for i, c in enumerate(cases):
+        flat = [j for shard in shards(c) for j in shard]
+        counts = np.bincount(np.asarray(flat, dtype=np.int64), minlength=c["n"]).tolist()
+        rec.exact(f"case[{i}] {label(c)}: reads per index", counts)
+
+
+def epoch_cases(rng: np.random.Generator) -> list:
+    return [{"n": int(rng.integers(8, 30)), "replicas": int(rng.integers(2, 5)),
+             "seed": int(rng.integers(0, 10_000))} for _ in range(3)]
+
+
+@graded(points=3, cases=epoch_cases)
+def test_set_epoch_reshuffles(rec, cases):
+    """A new order per epoch only with set_epoch; the same epoch gives the same order."""
+    for i, c in enumerate(cases):
+        s = ShardedSampler(c["n"], c["replicas"], 1, shuffle=True, seed=c["seed"])
+        rec.exact(f"case[{i}] first pass", [int(j) for j in s])
+        rec.exact(f"case[{i}] second pass, no set_epoch", [int(j) for j in s])
+        for k, epoch in enumerate((1, 2, 1, 0)):
+            s.set_epoch(epoch)
+            rec.exact(f"case[{i}] step {k}: set_epoch({epoch})", [int(j) for j in s])
+
+
+def bad_rank_cases(rng: np.random.Generator) -> list:
+    return [{"rank": 2, "replicas": 2}, {"rank": 5, "replicas": 3}, {"rank": -1, "replicas": 4}]
+
+
+@graded(points=1, cases=bad_rank_cases)
+def test_rejects_bad_rank(rec, cases):
+    for c in cases:
+        rec.raises(f"rank={c['rank']} of {c['replicas']}", ShardedSampler, 10, c["replicas"],
+                   c["rank"])
