@@ -121,11 +121,19 @@ def cmd_examples(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Grade every bundled example submission and print its report."""
-    from .examples import examples_dir
+    import json
 
-    for example in sorted(examples_dir().glob("*.zip")):
-        out = Path(args.out) / example.stem
+    from .examples import EXAMPLE_NAMES, examples_dir
+
+    summary = []
+    for name in EXAMPLE_NAMES:
+        example, out = examples_dir() / f"{name}.zip", Path(args.out) / name
         cmd_grade(argparse.Namespace(submission=str(example), assignment=None, out=str(out)))
+        results = json.loads((out / "results.json").read_text())
+        summary.append(f"{name + '.zip':<18} {results['score']:g} / {results['max_score']:g}"
+                       f"   {out / 'results.json'}")
+    Console().rule("demo: the bundled example submissions")
+    print("\n".join(summary))
     return 0
 
 

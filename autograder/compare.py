@@ -99,6 +99,13 @@ def compare_value(spec: dict, observed: Any, expected: Any, ctx: SimpleNamespace
     if kind == "exact":
         if plain_equal(observed, expected):
             return None
+        if isinstance(observed, list) and isinstance(expected, list):
+            i = next((k for k, (x, y) in enumerate(zip(observed, expected))
+                      if not plain_equal(x, y)), min(len(observed), len(expected)))
+            got = short(observed[i]) if i < len(observed) else "nothing (list ends)"
+            want = short(expected[i]) if i < len(expected) else "nothing (list ends)"
+            return (f"first difference at item {i}: got {got}, expected {want} "
+                    f"(lengths {len(observed)} and {len(expected)})")
         return f"got {short(observed)}, expected {short(expected)}"
     if kind == "close":
         return compare_close(observed, expected, spec["atol"], spec["rtol"])

@@ -17,6 +17,7 @@ from pathlib import Path
 from .assignments import course_root, discover
 from .mutants import load_mutants, materialize
 
+EXAMPLE_NAMES = ("complete", "classic-bugs", "starter", "broken")
 BROKEN = {0: "def broken(:\n", 1: "raise RuntimeError('crashed while importing')\n"}
 
 
@@ -35,7 +36,7 @@ def build_examples() -> dict[str, bytes]:
     assignments = discover()
     built = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name in ("complete", "classic-bugs", "starter", "broken"):
+        for name in EXAMPLE_NAMES:
             buf = io.BytesIO()
             with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
                 for k, a in enumerate(assignments):

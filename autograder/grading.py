@@ -93,7 +93,7 @@ def grade_staged(assignment: Assignment, impl_root: Path,
             tests.append(_judge_test(assignment, vis, test_id, spec, stores[vis]["mutants"],
                                      inputs.get(test_id), result.records[test_id],
                                      bool(result.collect_errors)))
-    return AssignmentGrade(assignment, tests, problems=list(result.collect_errors),
+    return AssignmentGrade(assignment, tests, problems=_dedupe(result.collect_errors),
                            wall_s=time.monotonic() - started, run=result)
 
 
@@ -142,17 +142,31 @@ def _judge_test(assignment: Assignment, vis: str, test_id: str, spec: dict, muta
                        if details else f"not recorded: {', '.join(missing[:5])}")
     result.passed = rec.status == "ended" and rec.outcome == "passed" and all_match
     if not result.passed:
-        result.message = _student_message(vis, rec, details)
+        result.message = _student_message(vis, rec, details, collect_failed)
     return result
 
 
-def _student_message(vis: str, rec: TestRecord, details: list[str]) -> str:
+def _dedupe(problems: list[str]) -> list[str]:
+    """Collection errors with the same cause (e.g. the package raising on import, once per
+    test file) are shown once."""
+    seen: dict[str, list[str]] = {}
+    for p in problems:
+        lines = [ln for ln in p.strip().splitlines() if ln.strip()]
+        seen.setdefault(lines[-1] if lines else p, []).append(p)
+    return [group[0] + (f"\n(the same error in {len(group) - 1} more test file(s))"
+                        if len(group) > 1 else "") for group in seen.values()]
+
+
+def _student_message(vis: str, rec: TestRecord, details: list[str],
+                     collect_failed: bool = False) -> str:
     """Public tests show what went wrong; hidden tests only say how they failed."""
     if vis == "public":
         shown = details[:6] + ([f"... and {len(details) - 6} more"] if len(details) > 6 else [])
         return "\n".join(shown)
     if rec.status == "timeout":
         return f"{HIDDEN_FAILED} It timed out."
+    if rec.status == "not_run" and collect_failed:
+        return f"{HIDDEN_FAILED} It could not run (see the problem above)."
     if rec.status in ("crashed", "not_run"):
         return f"{HIDDEN_FAILED} The test process died."
     if rec.outcome != "passed":

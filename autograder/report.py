@@ -54,9 +54,20 @@ def write_results(out_dir: Path, results: dict) -> Path:
     return path
 
 
+NOT_IMPLEMENTED = "not implemented yet (the stub still raises NotImplementedError)"
+
+
+def _summary(t) -> str:
+    """Failures that say the same thing are listed together."""
+    if t.message.startswith("not implemented yet") or t.message.endswith(
+            "raised NotImplementedError."):
+        return NOT_IMPLEMENTED
+    return t.message
+
+
 def render(grades: list[AssignmentGrade], console: Console | None = None,
            title: str | None = None, problems: list[str] = ()) -> None:
-    """Per-test points, what failed, and misconception hints."""
+    """Per-test points, what failed (alike failures grouped), and misconception hints."""
     console = console or Console()
     if title:
         console.rule(escape(title))
@@ -64,26 +75,38 @@ def render(grades: list[AssignmentGrade], console: Console | None = None,
         console.print(f"[bold red]{escape(p)}[/]")
     for grade in grades:
         a = grade.assignment
+        pct = 100 * grade.score / grade.max_score if grade.max_score else 0
         console.print(f"[bold]{a.number}. {escape(a.title)}[/]")
-        table = Table(show_lines=False, expand=False)
-        table.add_column("test")
-        table.add_column("points", justify="right")
-        table.add_column("", justify="center")
-        for t in grade.tests:
-            mark = "[green]✓[/]" if t.passed else "[red]✗[/]"
-            name = t.id + (" [dim](hidden)[/]" if t.visibility == "hidden" else "")
-            table.add_row(name, f"{t.points:g}/{t.max_points:g}", mark)
-        console.print(table)
         for p in grade.problems:
             console.print(f"[bold red]problem:[/] {escape(p)}")
         for n in grade.notes:
             console.print(f"[yellow]note:[/] {escape(n)}")
-        for t in grade.tests:
-            if t.passed:
-                continue
-            console.print(f"[red]✗ {escape(t.id)}[/]: {escape(t.message)}")
-            for h in t.hints:
-                console.print(f"  [bold magenta]Hint:[/] {escape(h)}")
-        pct = 100 * grade.score / grade.max_score if grade.max_score else 0
+        not_run = all(t.message.startswith("not run: ") for t in grade.tests)
+        if grade.tests and not_run:
+            console.print(f"[red]✗ none of the {len(grade.tests)} tests could run[/]")
+        else:
+            _render_tests(grade, console)
         console.print(f"[bold]{a.name}: {grade.score:g} / {grade.max_score:g} ({pct:.0f}%)"
                       f"[/]  [dim]{grade.wall_s:.1f} s[/]\n")
+
+
+def _render_tests(grade: AssignmentGrade, console: Console) -> None:
+    table = Table(show_lines=False, expand=False, box=None, pad_edge=False)
+    table.add_column("test")
+    table.add_column("points", justify="right")
+    table.add_column("", justify="center")
+    for t in grade.tests:
+        mark = "[green]✓[/]" if t.passed else "[red]✗[/]"
+        name = escape(t.id) + (" [dim](hidden)[/]" if t.visibility == "hidden" else "")
+        table.add_row(name, f"{t.points:g}/{t.max_points:g}", mark)
+    console.print(table)
+    groups: dict[tuple, list] = {}
+    for t in grade.tests:
+        if not t.passed:
+            groups.setdefault((_summary(t), tuple(t.hints)), []).append(t)
+    for (summary, hints), tests in groups.items():
+        names = ", ".join(t.id for t in tests[:6]) + (" ..." if len(tests) > 6 else "")
+        label = f"{len(tests)} tests ({escape(names)})" if len(tests) > 1 else escape(names)
+        console.print(f"[red]✗ {label}[/]: {escape(summary)}")
+        for h in hints:
+            console.print(f"  [bold magenta]Hint:[/] {escape(h)}")
