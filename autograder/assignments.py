@@ -41,6 +41,12 @@ class Assignment:
     def test_files(self, visibility: str) -> list[Path]:
         return sorted((self.tests_dir / visibility).glob("test_*.py"))
 
+    @property
+    def common_module(self) -> Path:
+        """tests/<a>/common.py: helpers and case generators shared by public and hidden tests
+        (importable as `common`; it ships to students, so nothing hidden-only goes there)."""
+        return self.tests_dir / "common.py"
+
     def goldens_path(self, visibility: str, base: Path | None = None) -> Path:
         return (base or self.tests_dir) / "goldens" / f"{visibility}.json"
 

@@ -111,6 +111,8 @@ def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple
         (run / "inputs").mkdir(exist_ok=True)
         if src.exists():
             shutil.copy2(src, run / "inputs" / f"{vis}.json")
+    if assignment.common_module.exists():
+        shutil.copy2(assignment.common_module, run / "tests" / "common.py")
     (run / "tests" / "pytest.ini").write_text("[pytest]\n")
     for d in ("work", "tmp"):
         (run / d).mkdir()

@@ -25,7 +25,7 @@ class ForbiddenImportBlocker(importlib.abc.MetaPathFinder):
 def main() -> int:
     with open(sys.argv[1], encoding="utf-8") as f:
         cfg = json.load(f)
-    sys.path[:0] = [cfg["lib"], cfg["impl"]]
+    sys.path[:0] = [cfg["lib"], cfg["impl"], cfg["rootdir"]]  # rootdir holds common.py
     if cfg["mode"] != "gen":  # golden generation runs trusted code, which may use oracles
         sys.meta_path.insert(0, ForbiddenImportBlocker(cfg["forbidden"]))
     os.chdir(cfg["workdir"])

@@ -69,6 +69,15 @@ def pytest_configure(config: pytest.Config) -> None:
         sys.path.insert(0, str(Path(impl).resolve()))
 
 
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    """Local mode: a graded test file can import its assignment's `common` module."""
+    path = getattr(collector, "path", None)
+    if CONFIG is None and path is not None and path.parent.name in ("public", "hidden"):
+        folder = str(_assignment_dir(Path(path)))
+        if folder not in sys.path and (Path(folder) / "common.py").exists():
+            sys.path.insert(0, folder)
+
+
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
                                   items: list[pytest.Item]) -> None:
     plan = None if CONFIG is None else CONFIG.get("plan")

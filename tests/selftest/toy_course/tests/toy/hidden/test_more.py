@@ -1,8 +1,10 @@
 import toy
+from common import mean_cases
 
 from autograder.harness import graded
 
 
-@graded(points=3, cases=lambda rng: rng.normal(size=7))
+@graded(points=3, cases=mean_cases)
 def test_mean(rec, cases):
     rec.close("mean", toy.mean(list(cases)), rtol=1e-12)
+

@@ -1,11 +1,7 @@
-import numpy as np
 import toy
+from common import add_cases
 
 from autograder.harness import graded
-
-
-def add_cases(rng: np.random.Generator):
-    return [[float(x) for x in rng.normal(size=2)] for _ in range(3)]
 
 
 @graded(points=2, cases=add_cases)
