@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 from rich.console import Console
+from rich.markdown import Markdown
 from rich.progress import Progress
 
 SIMILARITY_THRESHOLD = 0.9
@@ -78,7 +79,7 @@ def run_bulk(folder: Path, assignment: str | None, out: Path, jobs: int) -> dict
     write_gradebook(results, out)
     report = class_report(results, {student_name(s): s for s in subs})
     (out / "class_report.md").write_text(report)
-    console.print(report)
+    console.print(Markdown(report))
     console.print(f"graded {len(todo)} in {time.monotonic() - started:.1f} s; "
                   f"{out / 'grades.csv'}, {out / 'class_report.md'}")
     return results
