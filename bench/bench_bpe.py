@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def load_fixtures():
-    path = ROOT / "tests" / "bpe" / "public" / "test_fixtures.py"
+    path = ROOT / "tests" / "bpe" / "common.py"
     spec = importlib.util.spec_from_file_location("bpe_test_fixtures", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

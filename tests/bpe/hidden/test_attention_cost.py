@@ -1,31 +1,15 @@
 """Task 4 (hidden): bytes_per_token on scripts where characters and bytes differ most."""
 
+from common import corpus, make_tokenizer, tokenizer_fixture
+
 from autograder.harness import graded
-from bpe import Tokenizer, bytes_per_token
-
-
-def fixtures():
-    """The seeded corpus generators in public/test_fixtures.py (golden time only)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "public" / "test_fixtures.py"
-    spec = importlib.util.spec_from_file_location("bpe_test_fixtures", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def make_tokenizer(fixture):
-    vocab = {int(i): t for i, t in fixture["vocab"]}
-    return Tokenizer(vocab, [(a, b) for a, b in fixture["merges"]], fixture["specials"])
+from bpe import bytes_per_token
 
 
 def scripts_cases(rng):
-    fx = fixtures()
-    texts = [fx.corpus(rng, 400, langs=(lang,)) for lang in ("en", "ja", "zh", "ru", "el")]
+    texts = [corpus(rng, 400, langs=(lang,)) for lang in ("en", "ja", "zh", "ru", "el")]
     texts += ["👨‍👩‍👧‍👦" * 5, "<|endoftext|>x<|endoftext|>", " " * 40]
-    return {"fixture": fx.tokenizer_fixture(rng, 2000, 300, ["<|endoftext|>"]), "texts": texts}
+    return {"fixture": tokenizer_fixture(rng, 2000, 300, ["<|endoftext|>"]), "texts": texts}
 
 
 @graded(points=2, cases=scripts_cases)

@@ -1,34 +1,17 @@
 """Task 3 (hidden): encode_iterable fed one character at a time, and laziness: ids must start
 flowing before the input is exhausted."""
 
+from common import corpus, make_tokenizer, tokenizer_fixture
+
 from autograder.harness import graded
-from bpe import Tokenizer
-
-
-def fixtures():
-    """The seeded corpus generators in public/test_fixtures.py (golden time only)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "public" / "test_fixtures.py"
-    spec = importlib.util.spec_from_file_location("bpe_test_fixtures", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def make_tokenizer(fixture):
-    vocab = {int(i): t for i, t in fixture["vocab"]}
-    return Tokenizer(vocab, [(a, b) for a, b in fixture["merges"]], fixture["specials"])
 
 
 def char_cases(rng):
-    fx = fixtures()
     specials = ["<|endoftext|>", "<|end|>", "<|endoftext|><|end|>"]
-    texts = [fx.corpus(rng, 150), "x'll 've're\n\n\n\n  \t\t  y", "<|end|><|endoftext|><|end|>",
-             "<|endoftext|" + "\n" * 7 + "<|end|", fx.corpus(rng, 40) + "<|endoftext|><|end|>",
+    texts = [corpus(rng, 150), "x'll 've're\n\n\n\n  \t\t  y", "<|end|><|endoftext|><|end|>",
+             "<|endoftext|" + "\n" * 7 + "<|end|", corpus(rng, 40) + "<|endoftext|><|end|>",
              "   👩‍💻   \n  \n"]
-    return {"fixture": fx.tokenizer_fixture(rng, 1500, 300, specials), "texts": texts}
+    return {"fixture": tokenizer_fixture(rng, 1500, 300, specials), "texts": texts}
 
 
 @graded(points=5, cases=char_cases)
@@ -39,8 +22,7 @@ def test_iterable_char_by_char(rec, cases):
 
 
 def lazy_cases(rng):
-    fx = fixtures()
-    return {"fixture": fx.tokenizer_fixture(rng, 1000, 200), "lines": fx.corpus(rng, 2000)}
+    return {"fixture": tokenizer_fixture(rng, 1000, 200), "lines": corpus(rng, 2000)}
 
 
 @graded(points=2, cases=lazy_cases)

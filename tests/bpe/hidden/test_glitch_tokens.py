@@ -2,33 +2,16 @@
 unreachable_tokens on degenerate clouds (flat, collinear, all equal, high dimension)."""
 
 import numpy as np
+from common import corpus, make_tokenizer, tokenizer_fixture
 
 from autograder.harness import graded
-from bpe import Tokenizer, unreachable_tokens, unused_tokens
-
-
-def fixtures():
-    """The seeded corpus generators in public/test_fixtures.py (golden time only)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "public" / "test_fixtures.py"
-    spec = importlib.util.spec_from_file_location("bpe_test_fixtures", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def make_tokenizer(fixture):
-    vocab = {int(i): t for i, t in fixture["vocab"]}
-    return Tokenizer(vocab, [(a, b) for a, b in fixture["merges"]], fixture["specials"])
+from bpe import unreachable_tokens, unused_tokens
 
 
 def unused_cases(rng):
-    fx = fixtures()
     specials = ["<|endoftext|>", "<|pad|>"]
-    fixture = fx.tokenizer_fixture(rng, 1500, 250, specials, specials_in_vocab=False)
-    texts = ["", fx.corpus(rng, 2000) + "<|endoftext|>", "".join(chr(c) for c in range(32, 127))]
+    fixture = tokenizer_fixture(rng, 1500, 250, specials, specials_in_vocab=False)
+    texts = ["", corpus(rng, 2000) + "<|endoftext|>", "".join(chr(c) for c in range(32, 127))]
     return {"fixture": fixture, "texts": texts}
 
 

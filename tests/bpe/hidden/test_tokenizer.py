@@ -1,26 +1,9 @@
 """Task 2 (hidden): encode against tiktoken on more text, any id layout (GPT-2 style), special
 tokens missing from the vocab, specials at the edges and repeated."""
 
+from common import corpus, make_tokenizer, tokenizer_fixture
+
 from autograder.harness import graded
-from bpe import Tokenizer
-
-
-def fixtures():
-    """The seeded corpus generators in public/test_fixtures.py (golden time only)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "public" / "test_fixtures.py"
-    spec = importlib.util.spec_from_file_location("bpe_test_fixtures", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def make_tokenizer(fixture):
-    vocab = {int(i): t for i, t in fixture["vocab"]}
-    return Tokenizer(vocab, [(a, b) for a, b in fixture["merges"]], fixture["specials"])
-
 
 MORE_TEXTS = ["\n\n\n\n\n\nx", "x\n\n\n\n", " \t \t ", "Ünïcödé façade, naïve café",
               "Привет, мир! Как дела?", "αβγ δεζ", "東京は日本の首都です。", "🏳️‍🌈🏳️‍⚧️👨‍👩‍👧‍👦",
@@ -29,12 +12,11 @@ MORE_TEXTS = ["\n\n\n\n\n\nx", "x\n\n\n\n", " \t \t ", "Ünïcödé façade, na�
 
 
 def tiktoken_cases(rng):
-    fx = fixtures()
     specials = ["<|endoftext|>", "<|fim_prefix|>", "[SEP]"]
-    texts = MORE_TEXTS + [fx.corpus(rng, int(n)) for n in (30, 150, 400)]
-    texts += ["[SEP]" + fx.corpus(rng, 40) + "<|fim_prefix|>\n\n<|endoftext|>",
+    texts = MORE_TEXTS + [corpus(rng, int(n)) for n in (30, 150, 400)]
+    texts += ["[SEP]" + corpus(rng, 40) + "<|fim_prefix|>\n\n<|endoftext|>",
               "<|endoftext|>[SEP]<|endoftext|>", "x[SEP ] [SEP]"]
-    return {"fixture": fx.tokenizer_fixture(rng, 3000, 500, specials), "texts": texts}
+    return {"fixture": tokenizer_fixture(rng, 3000, 500, specials), "texts": texts}
 
 
 @graded(points=5, cases=tiktoken_cases)
@@ -45,9 +27,8 @@ def test_encode_matches_tiktoken_hidden(rec, cases):
 
 
 def layout_cases(rng):
-    fx = fixtures()
-    texts = MORE_TEXTS[:8] + [fx.corpus(rng, 300), "<|endoftext|>" + fx.corpus(rng, 30)]
-    fixture = fx.tokenizer_fixture(rng, 1500, 300, ["<|endoftext|>"], permute_ids=True)
+    texts = MORE_TEXTS[:8] + [corpus(rng, 300), "<|endoftext|>" + corpus(rng, 30)]
+    fixture = tokenizer_fixture(rng, 1500, 300, ["<|endoftext|>"], permute_ids=True)
     return {"fixture": fixture, "texts": texts}
 
 
@@ -61,10 +42,9 @@ def test_encode_any_id_layout(rec, cases):
 
 
 def appended_special_cases(rng):
-    fx = fixtures()
     specials = ["<|endoftext|>", "<|user|>"]
     texts = ["<|user|>hi<|endoftext|>", "<|endoftext|>", "a <|user|> b", "<|user|><|user|>"]
-    fixture = fx.tokenizer_fixture(rng, 1000, 100, specials, specials_in_vocab=False)
+    fixture = tokenizer_fixture(rng, 1000, 100, specials, specials_in_vocab=False)
     return {"fixture": fixture, "texts": texts}
 
 
@@ -78,11 +58,10 @@ def test_special_tokens_appended(rec, cases):
 
 
 def edge_special_cases(rng):
-    fx = fixtures()
     specials = ["<|endoftext|>", "<|end|>", "<|endoftext|><|end|>"]
     texts = ["<|end|>", "<|endoftext|><|end|><|end|>", "  <|end|>  ", "\n\n<|endoftext|>\n\n",
              "<|endo", "<|end|>oftext|>", "<|endoftext|><|endoftext|><|end|>", "a<|end|>\n<|end|>"]
-    return {"fixture": fx.tokenizer_fixture(rng, 1000, 150, specials), "texts": texts}
+    return {"fixture": tokenizer_fixture(rng, 1000, 150, specials), "texts": texts}
 
 
 @graded(points=3, cases=edge_special_cases)

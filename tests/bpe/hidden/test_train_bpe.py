@@ -1,27 +1,9 @@
 """Task 1 (hidden): train_bpe on more fixture corpora: random ties, larger multilingual corpora,
 whitespace runs, overlapping special tokens, exhaustion of pairs."""
 
+from common import corpus, record_training
+
 from autograder.harness import graded
-from bpe import train_bpe
-
-
-def fixtures():
-    """The seeded corpus generators in public/test_fixtures.py (golden time only)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "public" / "test_fixtures.py"
-    spec = importlib.util.spec_from_file_location("bpe_test_fixtures", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def record_training(rec, name, case):
-    vocab, merges = train_bpe(case["text"], case["vocab_size"], case["specials"])
-    rec.exact(f"{name}.merges", [[a, b] for a, b in merges])
-    rec.exact(f"{name}.bytes", b"".join(vocab[i] for i in range(256)))  # ids 0-255
-    rec.exact(f"{name}.vocab", [[i, vocab[i]] for i in sorted(vocab) if i >= 256])
 
 
 def random_tie_cases(rng):
@@ -37,23 +19,20 @@ def random_tie_cases(rng):
 
 @graded(points=4, cases=random_tie_cases)
 def test_train_random_ties(rec, cases):
-    for i, case in enumerate(cases):
-        record_training(rec, f"ties[{i}]", case)
+    record_training(rec, "ties", cases)
 
 
 def large_cases(rng):
-    fx = fixtures()
     return [
-        {"text": fx.corpus(rng, 4000), "vocab_size": 256 + 300, "specials": []},
-        {"text": fx.corpus(rng, 2000, langs=("ja", "zh", "ru")), "vocab_size": 256 + 200,
+        {"text": corpus(rng, 4000), "vocab_size": 256 + 300, "specials": []},
+        {"text": corpus(rng, 2000, langs=("ja", "zh", "ru")), "vocab_size": 256 + 200,
          "specials": []},
     ]
 
 
 @graded(points=5, cases=large_cases)
 def test_train_multilingual_large(rec, cases):
-    for i, case in enumerate(cases):
-        record_training(rec, f"large[{i}]", case)
+    record_training(rec, "large", cases)
 
 
 def whitespace_cases(rng):
@@ -65,13 +44,11 @@ def whitespace_cases(rng):
 
 @graded(points=3, cases=whitespace_cases)
 def test_train_whitespace_runs(rec, cases):
-    for i, case in enumerate(cases):
-        record_training(rec, f"whitespace[{i}]", case)
+    record_training(rec, "whitespace", cases)
 
 
 def overlapping_special_cases(rng):
-    fx = fixtures()
-    docs = [fx.corpus(rng, 200) for _ in range(8)]
+    docs = [corpus(rng, 200) for _ in range(8)]
     seps = ["<|a|>", "<|a|><|b|>", "<|b|>", "<|a|><|a|>"]
     text = docs[0] + "".join(seps[i % 4] + d for i, d in enumerate(docs[1:]))
     return [{"text": text, "vocab_size": 256 + 2 + 60, "specials": ["<|a|>", "<|a|><|b|>"]},
@@ -81,8 +58,7 @@ def overlapping_special_cases(rng):
 
 @graded(points=4, cases=overlapping_special_cases)
 def test_train_overlapping_specials(rec, cases):
-    for i, case in enumerate(cases):
-        record_training(rec, f"specials[{i}]", case)
+    record_training(rec, "specials", cases)
 
 
 def exhaustion_cases(rng):
@@ -94,5 +70,4 @@ def exhaustion_cases(rng):
 
 @graded(points=2, cases=exhaustion_cases)
 def test_train_stops_when_no_pairs(rec, cases):
-    for i, case in enumerate(cases):
-        record_training(rec, f"exhaust[{i}]", case)
+    record_training(rec, "exhaust", cases)

@@ -1,35 +1,16 @@
 """Task 4: bytes_per_token and attention_flops — why vocabulary size is an attention-cost
 decision: more merges, fewer tokens per document, quadratically fewer attention FLOPs."""
 
+from common import corpus, make_tokenizer, tokenizer_fixture
+
 from autograder.harness import graded
-from bpe import Tokenizer, attention_flops, bytes_per_token
-
-
-def fixtures():
-    """The seeded corpus generators in public/test_fixtures.py (golden time only)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "public" / "test_fixtures.py"
-    spec = importlib.util.spec_from_file_location("bpe_test_fixtures", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def make_tokenizer(fixture, n_merges=None):
-    vocab = {int(i): t for i, t in fixture["vocab"]}
-    merges = [(a, b) for a, b in fixture["merges"]][:n_merges]
-    keep = {a + b for a, b in merges} | {bytes([i]) for i in range(256)}
-    vocab = {i: t for i, t in vocab.items() if t in keep}
-    return Tokenizer(vocab, merges, fixture["specials"])
+from bpe import attention_flops, bytes_per_token
 
 
 def bpt_cases(rng):
-    fx = fixtures()
     texts = ["hello world, hello tokens", "日本語のテキストです東京", "🙂👍🏽🇩🇪👩‍💻",
-             fx.corpus(rng, 300), fx.corpus(rng, 300, langs=("ru", "el"))]
-    return {"fixture": fx.tokenizer_fixture(rng, 1500, 300), "texts": texts}
+             corpus(rng, 300), corpus(rng, 300, langs=("ru", "el"))]
+    return {"fixture": tokenizer_fixture(rng, 1500, 300), "texts": texts}
 
 
 @graded(points=3, cases=bpt_cases)
@@ -53,8 +34,7 @@ def test_attention_flops(rec, cases):
 
 
 def vocab_size_cases(rng):
-    fx = fixtures()
-    return {"fixture": fx.tokenizer_fixture(rng, 3000, 400), "document": fx.corpus(rng, 1500),
+    return {"fixture": tokenizer_fixture(rng, 3000, 400), "document": corpus(rng, 1500),
             "n_merges": [0, 50, 100, 200, 400]}
 
 

@@ -9,25 +9,9 @@ import tracemalloc
 from array import array
 from itertools import pairwise
 
+from common import corpus, make_tokenizer, tokenizer_fixture
+
 from autograder.harness import graded
-from bpe import Tokenizer
-
-
-def fixtures():
-    """The seeded corpus generators in public/test_fixtures.py (golden time only)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "public" / "test_fixtures.py"
-    spec = importlib.util.spec_from_file_location("bpe_test_fixtures", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def make_tokenizer(fixture):
-    vocab = {int(i): t for i, t in fixture["vocab"]}
-    return Tokenizer(vocab, [(a, b) for a, b in fixture["merges"]], fixture["specials"])
 
 
 def chunks(text, cuts):
@@ -35,9 +19,8 @@ def chunks(text, cuts):
 
 
 def chunking_cases(rng):
-    fx = fixtures()
-    texts = [fx.corpus(rng, 300), "a\n\n\nb\n\n\n\nc  \n\n  d", "x <|endoftext|>\n\ny",
-             "we'll can't\n\n<|endoftext|><|endoftext|>   z", fx.corpus(rng, 100)]
+    texts = [corpus(rng, 300), "a\n\n\nb\n\n\n\nc  \n\n  d", "x <|endoftext|>\n\ny",
+             "we'll can't\n\n<|endoftext|><|endoftext|>   z", corpus(rng, 100)]
     cuts = []
     for t in texts:
         # every line end, then random cut points (inside newline runs and special tokens too)
@@ -45,7 +28,7 @@ def chunking_cases(rng):
         rand = sorted({int(c) for c in rng.integers(0, len(t) + 1, size=len(t) // 3)})
         cuts += [lines, rand]
     texts = [t for t in texts for _ in range(2)]
-    return {"fixture": fx.tokenizer_fixture(rng, 1500, 300, ["<|endoftext|>"]),
+    return {"fixture": tokenizer_fixture(rng, 1500, 300, ["<|endoftext|>"]),
             "texts": texts, "cuts": cuts}
 
 
@@ -62,9 +45,8 @@ N_LINES = 14_000  # about 1 MB of text and 0.5 M ids, never materialized by the 
 
 
 def memory_cases(rng):
-    fx = fixtures()
-    words = sorted(set(fx.corpus(rng, 400).split()))[:150]
-    return {"fixture": fx.tokenizer_fixture(rng, 1500, 300), "words": words,
+    words = sorted(set(corpus(rng, 400).split()))[:150]
+    return {"fixture": tokenizer_fixture(rng, 1500, 300), "words": words,
             "seed": int(rng.integers(2**31))}
 
 

@@ -4,33 +4,16 @@ because they lie in the convex hull of the other rows (boundary and duplicates i
 judged against an independent LP oracle in the parent (`matches_hull_oracle`)."""
 
 import numpy as np
+from common import corpus, make_tokenizer, tokenizer_fixture
 
 from autograder.harness import graded
-from bpe import Tokenizer, unreachable_tokens, unused_tokens
-
-
-def fixtures():
-    """The seeded corpus generators in public/test_fixtures.py (golden time only)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "public" / "test_fixtures.py"
-    spec = importlib.util.spec_from_file_location("bpe_test_fixtures", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def make_tokenizer(fixture):
-    vocab = {int(i): t for i, t in fixture["vocab"]}
-    return Tokenizer(vocab, [(a, b) for a, b in fixture["merges"]], fixture["specials"])
+from bpe import unreachable_tokens, unused_tokens
 
 
 def unused_cases(rng):
-    fx = fixtures()
     # merges learned on one corpus, measured on a different mix of languages
-    return {"fixture": fx.tokenizer_fixture(rng, 1500, 300, ["<|endoftext|>"]),
-            "texts": [fx.corpus(rng, 1500), fx.corpus(rng, 800, langs=("en", "de")),
+    return {"fixture": tokenizer_fixture(rng, 1500, 300, ["<|endoftext|>"]),
+            "texts": [corpus(rng, 1500), corpus(rng, 800, langs=("en", "de")),
                       "<|endoftext|>"]}
 
 

@@ -2,26 +2,9 @@
 same ranks and pattern (parent-side check `equals_tiktoken`); decode by round trips and by
 partial UTF-8 (U+FFFD); special tokens, including overlapping ones."""
 
+from common import corpus, make_tokenizer, tokenizer_fixture
+
 from autograder.harness import graded
-from bpe import Tokenizer
-
-
-def fixtures():
-    """The seeded corpus generators in public/test_fixtures.py (golden time only)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "public" / "test_fixtures.py"
-    spec = importlib.util.spec_from_file_location("bpe_test_fixtures", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def make_tokenizer(fixture):
-    vocab = {int(i): t for i, t in fixture["vocab"]}
-    return Tokenizer(vocab, [(a, b) for a, b in fixture["merges"]], fixture["specials"])
-
 
 EDGE_TEXTS = ["", " ", "  ", "\n", "\n\n\n", "   \n\n  x", "hello world", "can't we'll I'VE",
               "日本語のテキストです", "👩‍💻👍🏽🇩🇪 🙂🙂", "x  \t\n y", "1234567890", "a\r\nb",
@@ -29,12 +12,11 @@ EDGE_TEXTS = ["", " ", "  ", "\n", "\n\n\n", "   \n\n  x", "hello world", "can't
 
 
 def tiktoken_cases(rng):
-    fx = fixtures()
     specials = ["<|endoftext|>", "<|pad|>"]
-    texts = EDGE_TEXTS + [fx.corpus(rng, int(n)) for n in (20, 100, 400)]
+    texts = EDGE_TEXTS + [corpus(rng, int(n)) for n in (20, 100, 400)]
     texts += ["a<|endoftext|>b", "<|endoftext|><|endoftext|>", "<|pad|> <|endoftext|>\n\n",
-              fx.corpus(rng, 50) + "<|endoftext|>" + fx.corpus(rng, 50)]
-    return {"fixture": fx.tokenizer_fixture(rng, 1500, 300, specials), "texts": texts}
+              corpus(rng, 50) + "<|endoftext|>" + corpus(rng, 50)]
+    return {"fixture": tokenizer_fixture(rng, 1500, 300, specials), "texts": texts}
 
 
 @graded(points=5, cases=tiktoken_cases)
@@ -45,9 +27,8 @@ def test_encode_matches_tiktoken(rec, cases):
 
 
 def round_trip_cases(rng):
-    fx = fixtures()
-    texts = EDGE_TEXTS + [fx.corpus(rng, 200), "x<|endoftext|>y"]
-    return {"fixture": fx.tokenizer_fixture(rng, 1500, 300, ["<|endoftext|>"]), "texts": texts}
+    texts = EDGE_TEXTS + [corpus(rng, 200), "x<|endoftext|>y"]
+    return {"fixture": tokenizer_fixture(rng, 1500, 300, ["<|endoftext|>"]), "texts": texts}
 
 
 @graded(points=3, cases=round_trip_cases)
@@ -58,8 +39,7 @@ def test_decode_round_trip(rec, cases):
 
 
 def partial_utf8_cases(rng):
-    fx = fixtures()
-    fixture = fx.tokenizer_fixture(rng, 1500, 300)
+    fixture = tokenizer_fixture(rng, 1500, 300)
     ids = {t: int(i) for i, t in fixture["vocab"]}
     emoji, cjk = "🙂".encode(), "語".encode()
     byte_seqs = [
@@ -82,12 +62,11 @@ def test_decode_partial_utf8(rec, cases):
 
 
 def overlapping_special_cases(rng):
-    fx = fixtures()
     # Given shortest first: the tokenizer must still prefer the longest match at a position.
     specials = ["<|a|>", "<|a|><|b|>", "<|b|>"]
     texts = ["x<|a|><|b|>y", "<|a|><|a|><|b|>", "<|a|><|b", "<|b|><|a|>", "<|a|> <|b|>",
              "<|a|><|b|><|b|>", "<<|a|>>", "no specials here", "<|a|", "<|a|><|b|><|a|><|b|>"]
-    return {"fixture": fx.tokenizer_fixture(rng, 1500, 200, specials), "texts": texts}
+    return {"fixture": tokenizer_fixture(rng, 1500, 200, specials), "texts": texts}
 
 
 @graded(points=3, cases=overlapping_special_cases)

@@ -1,8 +1,7 @@
-"""Seeded fixture generators shared by the bpe tests (no graded tests in this file).
+"""Helpers shared by the bpe public and hidden tests (`from common import ...`).
 
-They run only when goldens are generated (inside `cases=` generators); graded runs replay the
-stored result. Other test files load this file with `fixtures()` below, because the engine
-copies only test_*.py files into the sandbox.
+The seeded fixture generators run only when goldens are generated (inside `cases=` generators);
+graded runs replay the stored result.
 
 - `corpus(rng, n_words)`: multilingual text (English, German, French, Russian, Greek, Japanese,
   Chinese), emoji (skin tones, ZWJ sequences, flags), numbers, contractions, whitespace runs.
@@ -11,9 +10,13 @@ copies only test_*.py files into the sandbox.
   the answer to task 1. Every merged token has exactly one split into two vocab tokens, so
   tiktoken (which ranks by the merged bytes) and the contract (which ranks by the merge list)
   must agree on every text.
+- `make_tokenizer(fixture)`: the student's Tokenizer built from such a fixture.
+- `record_training(rec, name, cases)`: train_bpe on each case, recording merges and vocab.
 """
 
 import regex
+
+from bpe import Tokenizer, train_bpe
 
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
@@ -106,3 +109,25 @@ def tokenizer_fixture(rng, n_words: int, n_merges: int, specials=(), specials_in
     ids = rng.permutation(len(tokens)).tolist() if permute_ids else list(range(len(tokens)))
     return {"vocab": [[i, t] for i, t in zip(ids, tokens)], "merges": [list(m) for m in merges],
             "specials": list(specials)}
+
+
+def make_tokenizer(fixture, n_merges=None):
+    """Tokenizer(vocab, merges, specials) from a fixture; with `n_merges`, only the first
+    n_merges merges and the vocab they need (the 256 bytes and the merged tokens)."""
+    vocab = {int(i): t for i, t in fixture["vocab"]}
+    merges = [(a, b) for a, b in fixture["merges"]]
+    if n_merges is not None:
+        merges = merges[:n_merges]
+        keep = {a + b for a, b in merges} | {bytes([i]) for i in range(256)}
+        vocab = {i: t for i, t in vocab.items() if t in keep}
+    return Tokenizer(vocab, merges, fixture["specials"])
+
+
+def record_training(rec, name, cases):
+    """train_bpe on each case ({"text", "vocab_size", "specials"}); records, as `{name}[i].*`,
+    the merges, the bytes of ids 0-255 and the vocab from id 256 on."""
+    for k, case in enumerate(cases):
+        vocab, merges = train_bpe(case["text"], case["vocab_size"], case["specials"])
+        rec.exact(f"{name}[{k}].merges", [[a, b] for a, b in merges])
+        rec.exact(f"{name}[{k}].bytes", b"".join(vocab[i] for i in range(256)))  # ids 0-255
+        rec.exact(f"{name}[{k}].vocab", [[i, vocab[i]] for i in sorted(vocab) if i >= 256])
