@@ -73,9 +73,15 @@ def pytest_collectstart(collector: pytest.Collector) -> None:
     """Local mode: a graded test file can import its assignment's `common` module."""
     path = getattr(collector, "path", None)
     if CONFIG is None and path is not None and path.parent.name in ("public", "hidden"):
-        folder = str(_assignment_dir(Path(path)))
-        if folder not in sys.path and (Path(folder) / "common.py").exists():
-            sys.path.insert(0, folder)
+        folder = _assignment_dir(Path(path))
+        if not (folder / "common.py").exists():
+            return
+        loaded = sys.modules.get("common")
+        if loaded is not None and Path(getattr(loaded, "__file__", "")).parent != folder:
+            del sys.modules["common"]  # another assignment's; its test modules keep theirs
+        if str(folder) in sys.path:
+            sys.path.remove(str(folder))
+        sys.path.insert(0, str(folder))
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,

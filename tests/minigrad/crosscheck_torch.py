@@ -1,7 +1,8 @@
 """Cross-check the minigrad goldens against torch.autograd (float64). Instructor tool, trusted.
 
 Runs every graded test function on its stored inputs with a torch-backed stand-in for the
-minigrad API (`Tensor`, `SGD`, `unbroadcast`), and compares what it records with the goldens
+minigrad API (`Tensor`, `SGD`, `unbroadcast`, swapped in the test modules and in `common`, whose
+graph builder and recording loops make tensors too), and compares what it records with the goldens
 (which come from solutions/), using each observation's manifest tolerance. Observations judged
 by named checks (topological orders) are skipped: the check itself is the oracle there.
 
@@ -25,6 +26,9 @@ from autograder.compare import compare_value
 from autograder.harness.plaindata import decode, encode
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # the tests import tests/minigrad/common.py as `common`
+
+import common
 
 
 def _t(x):
@@ -131,6 +135,7 @@ def crosscheck(visibility: str) -> tuple[int, list[str]]:
     goldens = json.loads((HERE / "goldens" / f"{visibility}.json").read_text())
     inputs = json.loads((HERE / "inputs" / f"{visibility}.json").read_text())
     compared, problems = 0, []
+    common.Tensor = TorchTensor  # common.build and the record_* loops
     for path in sorted((HERE / visibility).glob("test_*.py")):
         spec = importlib.util.spec_from_file_location(f"xc_{visibility}_{path.stem}", path)
         module = importlib.util.module_from_spec(spec)

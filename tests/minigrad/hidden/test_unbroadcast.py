@@ -2,6 +2,7 @@
 broadcast operands inside longer expressions."""
 
 import numpy as np
+from common import record_binary_grads, record_unbroadcast
 
 from autograder.harness import graded
 from minigrad import Tensor, unbroadcast
@@ -21,11 +22,7 @@ def unbroadcast_cases(rng):
 
 @graded(points=3, cases=unbroadcast_cases)
 def test_unbroadcast_function_hidden(rec, cases):
-    for i, c in enumerate(cases):
-        out = rec.raises(f"unbroadcast[{i}] raises", unbroadcast, np.array(c["grad"]),
-                         tuple(c["shape"]))
-        if out is not None:  # when it raised, the missing value fails this observation
-            rec.close(f"unbroadcast[{i}] {c['grad'].shape}->{tuple(c['shape'])}", out, **TOL)
+    record_unbroadcast(rec, unbroadcast, cases, TOL)
 
 
 def cube_cases(rng):
@@ -38,14 +35,7 @@ def cube_cases(rng):
 @graded(points=3, cases=cube_cases)
 def test_broadcast_3d_grads(rec, cases):
     """Broadcasting where both operands are stretched, up to 3-D."""
-    for i, c in enumerate(cases):
-        for op in ("add", "sub", "mul", "div"):
-            a = Tensor(np.asarray(c["a"]), requires_grad=True)
-            b = Tensor(np.asarray(c["b"]), requires_grad=True)
-            out = {"add": a + b, "sub": a - b, "mul": a * b, "div": a / b}[op]
-            out.backward(np.array(c["g"]))
-            rec.close(f"[{i}].{op}.a.grad", a.grad, **TOL)
-            rec.close(f"[{i}].{op}.b.grad", b.grad, **TOL)
+    record_binary_grads(rec, cases, TOL)
 
 
 def layer_cases(rng):
