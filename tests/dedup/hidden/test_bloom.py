@@ -1,22 +1,13 @@
 """Task 5 (hidden): another capacity and target rate."""
 
+from common import bloom_cases, filled_bloom
+
 from autograder.harness import graded
-from dedup import BloomFilter
 
 
-def bloom_cases(rng):
-    capacity, queries = 8000, 40000
-    ids = rng.choice(10**12, size=capacity + queries, replace=False)
-    items = [f"ngram {int(i)} x" for i in ids]
-    return {"capacity": capacity, "error_rate": 0.002, "present": items[:capacity],
-            "absent": items[capacity:]}
-
-
-@graded(points=3, cases=bloom_cases, timeout=30)
+@graded(points=3, cases=bloom_cases(8000, 0.002, 40000, form="ngram {} x"), timeout=30)
 def test_false_positive_rate_low_target(rec, cases):
-    bloom = BloomFilter(cases["capacity"], cases["error_rate"])
-    for item in cases["present"]:
-        bloom.add(item)
+    bloom = filled_bloom(cases)
     rec.exact("missing", [i for i, item in enumerate(cases["present"]) if item not in bloom])
     rec.check("false_positives", sum(item in bloom for item in cases["absent"]),
               check="false_positive_rate_within_bound")

@@ -1,36 +1,20 @@
 """Task 6 (hidden): larger leak corpora, every respelling, and n = 8."""
 
+from common import fullwidth, restyle, spaced, vocabulary, words_of
+
 from autograder.harness import graded
 from dedup import contaminated
 
-LETTERS = list("abcdefghijklmnopqrstuvwxyz")
 GAPS = [" ", "\t\t", "\n", "\u00a0", "\u2003", "\u3000"]
 
 
-def vocabulary(rng, size=4000):
-    return sorted({"".join(rng.choice(LETTERS, size=int(rng.integers(2, 9)))) for _ in range(size)})
-
-
-def words_of(rng, vocab, k):
-    return [str(w) for w in rng.choice(vocab, size=k)]
-
-
 def respell(rng, words):
-    out = []
-    for w in words:
-        x = rng.random()
-        if x < 0.3:
-            w = w.upper()
-        elif x < 0.5:
-            w = "".join(chr(ord(c) + 0xFEE0) for c in w)
-        out.append(w)
-    gaps = rng.choice(GAPS, size=len(out))
-    return "".join(w + g for w, g in zip(out, gaps))
+    return spaced(rng, restyle(rng, words, [(0.3, str.upper), (0.5, fullwidth)]), GAPS, edges=False)
 
 
 def leak_cases(n):
     def make(rng):
-        vocab = vocabulary(rng)
+        vocab = vocabulary(rng, 4000)
         evals = [words_of(rng, vocab, int(rng.integers(20, 120))) for _ in range(12)]
         train = [" ".join(words_of(rng, vocab, int(rng.integers(10, 150)))) for _ in range(120)]
         for _ in range(16):

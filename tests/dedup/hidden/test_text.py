@@ -1,5 +1,7 @@
 """Task 1 (hidden): more unicode and whitespace variants; shingles of normalized text."""
 
+from common import random_text
+
 from autograder.harness import graded
 from dedup import normalize, shingles
 
@@ -19,14 +21,8 @@ WORDS = ["Data", "DATA", "ｄａｔａ", "curation", "Curation.", "beats", "ﬁn
 SPACES = [" ", "\t", "\n\n", "\u00a0", "\u2003", "\u3000", "\u2028"]
 
 
-def random_text(rng, n_words):
-    words = rng.choice(WORDS, size=n_words)
-    gaps = rng.choice(SPACES, size=n_words + 1)
-    return "".join(g + w for g, w in zip(gaps, words)) + gaps[-1]
-
-
 def cases_hidden(rng):
-    texts = VARIANTS + [random_text(rng, int(rng.integers(1, 15))) for _ in range(15)]
+    texts = VARIANTS + [random_text(rng, WORDS, SPACES, int(rng.integers(1, 15))) for _ in range(15)]
     return {"texts": texts, "ns": [int(rng.integers(1, 6)) for _ in texts]}
 
 

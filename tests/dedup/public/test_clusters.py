@@ -3,66 +3,40 @@
 The sandbox never sees the ground truth: checks.py recomputes exact Jaccard from the stored docs
 and allows only as many wrong groups as the S-curve of datasketch's (b, r) makes likely."""
 
+from common import (
+    clusters,
+    edited,
+    fullwidth,
+    hard_negative,
+    kept,
+    ligatures,
+    restyle,
+    shuffled_corpus,
+    spaced,
+    vocabulary,
+    words_of,
+)
+
 from autograder.harness import graded
-from dedup import deduplicate, near_duplicate_clusters
+from dedup import deduplicate
 
-LETTERS = list("abcdefghijklmnopqrstuvwxyz")
 GAPS = [" ", "  ", "\t", "\n", "\u00a0", "\u3000", " \r\n"]
-
-
-def vocabulary(rng, size=3000):
-    return sorted({"".join(rng.choice(LETTERS, size=int(rng.integers(2, 9)))) for _ in range(size)})
-
-
-def words_of(rng, vocab, k):
-    return [str(w) for w in rng.choice(vocab, size=k)]
+STYLES = [(0.2, str.upper), (0.35, str.title), (0.45, fullwidth), (0.55, ligatures)]
 
 
 def surface_variant(rng, words):
     """The same words re-cased, re-spaced and partly in fullwidth or ligature form: identical
     after normalize()."""
-    out = []
-    for w in words:
-        x = rng.random()
-        if x < 0.2:
-            w = w.upper()
-        elif x < 0.35:
-            w = w.title()
-        elif x < 0.45:
-            w = "".join(chr(ord(c) + 0xFEE0) for c in w)  # fullwidth
-        elif x < 0.55:
-            w = w.replace("fi", "\ufb01").replace("fl", "\ufb02")
-        out.append(w)
-    gaps = rng.choice(GAPS, size=len(out) + 1)
-    return "".join(g + w for g, w in zip(gaps, out)) + gaps[-1]
-
-
-def _shingle_set(words, n=5):
-    return {" ".join(words[i:i + n]) for i in range(len(words) - n + 1)}
-
-
-def _jaccard(a, b):
-    return len(a & b) / len(a | b)
-
-
-def edited(rng, vocab, words, target, append=False):
-    """Edit a copy until Jaccard(original, copy) <= target: substitute random words (each moves
-    up to 5 shingles: coarse), or, with append=True, append words (one shingle each: fine)."""
-    copy, base = list(words), _shingle_set(words)
-    while _jaccard(base, _shingle_set(copy)) > target:
-        if append:
-            copy.append(str(rng.choice(vocab)))
-        else:
-            copy[int(rng.integers(0, len(copy)))] = str(rng.choice(vocab))
-    return copy
+    return spaced(rng, restyle(rng, words, STYLES), GAPS)
 
 
 def planted_corpus(rng, threshold, num_perm, n_variant=10, n_near=8, near=(0.95, 0.99),
                    n_neg=6, neg=(0.3, 0.5), n_bridge=0, n_short=4, n_single=20):
     """Groups of documents in shuffled group order: surface variants (J = 1), near copies
     (J in `near`: the same text with a different tail), hard negatives (J in `neg`), bridges
-    (A, C unrelated, then B = A + C, so only transitivity joins A and C), short docs (< 5 words; two are identical), unrelated singles."""
-    vocab = vocabulary(rng)
+    (A, C unrelated, then B = A + C, so only transitivity joins A and C), short docs (< 5 words;
+    two are identical), unrelated singles."""
+    vocab = vocabulary(rng, 3000)
     groups = []
     for _ in range(n_variant):
         base = words_of(rng, vocab, int(rng.integers(30, 70)))
@@ -71,17 +45,14 @@ def planted_corpus(rng, threshold, num_perm, n_variant=10, n_near=8, near=(0.95,
         base = words_of(rng, vocab, int(rng.integers(40, 80)))
         copy = edited(rng, vocab, base, float(rng.uniform(*near)), append=True)
         groups.append([" ".join(copy), " ".join(base)])
-    for _ in range(n_neg):
-        base = words_of(rng, vocab, int(rng.integers(40, 80)))
-        groups.append([" ".join(base), " ".join(edited(rng, vocab, base, float(rng.uniform(*neg))))])
+    groups += [hard_negative(rng, vocab, neg) for _ in range(n_neg)]
     for _ in range(n_bridge):
         a, c = words_of(rng, vocab, 40), words_of(rng, vocab, 40)
         groups.append([" ".join(a), " ".join(c), " ".join(a + c)])
     short = [" ".join(words_of(rng, vocab, int(rng.integers(0, 5)))) for _ in range(n_short)]
     groups += [[s] for s in short] + [[short[0]]]
     groups += [[" ".join(words_of(rng, vocab, int(rng.integers(20, 60))))] for _ in range(n_single)]
-    docs = [d for k in rng.permutation(len(groups)) for d in groups[int(k)]]
-    return {"docs": docs, "threshold": threshold, "num_perm": num_perm, "n": 5}
+    return shuffled_corpus(rng, groups, threshold, num_perm)
 
 
 def default_corpus(rng):
@@ -104,17 +75,12 @@ def bridge_corpus(rng):
 
 @graded(points=5, cases=default_corpus, timeout=30)
 def test_near_duplicate_clusters(rec, cases):
-    clusters = near_duplicate_clusters(cases["docs"], threshold=cases["threshold"],
-                                       num_perm=cases["num_perm"], n=cases["n"])
-    rec.check("clusters", [sorted(int(i) for i in c) for c in clusters],
-              check="clusters_match_truth")
+    rec.check("clusters", clusters(cases), check="clusters_match_truth")
 
 
 @graded(points=3, cases=default_corpus, timeout=30)
 def test_deduplicate(rec, cases):
-    kept = deduplicate(cases["docs"], threshold=cases["threshold"], num_perm=cases["num_perm"],
-                       n=cases["n"])
-    rec.check("kept", [int(i) for i in kept], check="kept_match_truth")
+    rec.check("kept", kept(cases), check="kept_match_truth")
 
 
 @graded(points=2, cases=exact_duplicates_corpus, timeout=30)
@@ -124,7 +90,4 @@ def test_deduplicate_normalized_copies(rec, cases):
 
 @graded(points=2, cases=bridge_corpus, timeout=30)
 def test_clusters_are_transitive(rec, cases):
-    clusters = near_duplicate_clusters(cases["docs"], threshold=cases["threshold"],
-                                       num_perm=cases["num_perm"], n=cases["n"])
-    rec.check("clusters", [sorted(int(i) for i in c) for c in clusters],
-              check="clusters_match_truth")
+    rec.check("clusters", clusters(cases), check="clusters_match_truth")

@@ -2,30 +2,23 @@
 n-gram with the eval set. The planted leaks are re-cased, re-spaced and unicode-variant copies:
 the silent failure is a pipeline that normalizes one side only and reports success."""
 
+from common import fullwidth, ligatures, restyle, spaced, vocabulary, words_of
+
 from autograder.harness import graded
 from dedup import contaminated
 
-LETTERS = list("abcdefghijklmnopqrstuvwxyz")
 GAPS = [" ", "  ", "\t", "\n", "\u00a0", "\u3000", "\r\n"]
 
 
-def vocabulary(rng, size=4000):
-    return sorted({"".join(rng.choice(LETTERS, size=int(rng.integers(2, 9)))) for _ in range(size)})
-
-
-def words_of(rng, vocab, k):
-    return [str(w) for w in rng.choice(vocab, size=k)]
-
-
 def respell(rng, words, how):
+    """The words respelled by `how`: "case", every word upper- or title-cased; "unicode", every
+    word fullwidth or with ligatures; "space" and "all", other whitespace after each word."""
     if how == "case":
-        words = [w.upper() if rng.random() < 0.5 else w.title() for w in words]
+        words = restyle(rng, words, [(0.5, str.upper), (1.0, str.title)])
     elif how == "unicode":
-        words = ["".join(chr(ord(c) + 0xFEE0) for c in w) if rng.random() < 0.5
-                 else w.replace("fi", "\ufb01").replace("fl", "\ufb02") for w in words]
+        words = restyle(rng, words, [(0.5, fullwidth), (1.0, ligatures)])
     if how in ("space", "all"):
-        gaps = rng.choice(GAPS, size=len(words))
-        return "".join(w + g for w, g in zip(words, gaps))
+        return spaced(rng, words, GAPS, edges=False)
     return " ".join(words)
 
 
@@ -34,7 +27,7 @@ def leak_corpus(rng, n=13, kinds=("verbatim", "case", "space", "unicode"), per_k
     """eval: 8 docs (one shorter than n words). train: clean docs, leaked docs that embed an
     n-word (or longer) span of an eval doc respelled by `kind`, near misses that embed only n-1
     consecutive eval words, and short docs."""
-    vocab = vocabulary(rng)
+    vocab = vocabulary(rng, 4000)
     evals = [words_of(rng, vocab, int(rng.integers(30, 90))) for _ in range(7)]
     evals.append(words_of(rng, vocab, n - 1))
     train = [" ".join(words_of(rng, vocab, int(rng.integers(20, 120)))) for _ in range(n_clean)]
@@ -66,7 +59,7 @@ def variant_cases(rng):
 
 
 def short_eval_cases(rng):
-    vocab = vocabulary(rng)
+    vocab = vocabulary(rng, 4000)
     evals = [words_of(rng, vocab, 12) for _ in range(5)]
     train = [" ".join(e + words_of(rng, vocab, 20)) for e in evals]
     return {"train": train, "eval": [" ".join(e) for e in evals], "n": 13}

@@ -1,36 +1,13 @@
 """Task 3: candidate_probability, lsh_params (same choice as datasketch), LSHIndex.
 
 lsh_params goldens are the solution's values, which equal datasketch's _optimal_param on every
-stored case (tests/dedup/crosscheck_datasketch.py; see robust_params_cases)."""
+stored case (tests/dedup/crosscheck_datasketch.py; see common.robust_params_cases)."""
 
 import numpy as np
+from common import robust_params_cases
 
 from autograder.harness import graded
 from dedup import LSHIndex, candidate_probability, lsh_params
-
-
-def weighted_error(t, b, r, wfp, wfn):
-    """datasketch's objective, with its integrands and integrator (scipy.integrate.quad)."""
-    from scipy.integrate import quad
-
-    fp, _ = quad(lambda s: 1 - (1 - s ** float(r)) ** float(b), 0.0, t)
-    fn, _ = quad(lambda s: 1 - (1 - (1 - s ** float(r)) ** float(b)), t, 1.0)
-    return wfp * fp + wfn * fn
-
-
-def robust_params_cases(candidates):
-    """Keep (threshold, num_perm, fp_weight, fn_weight) cases whose best (b, r) beats the runner-up
-    by a relative margin of 1e-6, so that any accurate integrator (quad, Simpson, the closed form
-    via the incomplete beta function) picks datasketch's answer. Runs at golden time only (the
-    sandbox blocks datasketch even then); tests/dedup/crosscheck_datasketch.py confirms that every
-    stored golden equals datasketch's _optimal_param."""
-    kept = []
-    for t, k, wfp, wfn in candidates:
-        errors = sorted(weighted_error(t, b, r, wfp, wfn)
-                        for b in range(1, k + 1) for r in range(1, k // b + 1))
-        if len(errors) == 1 or errors[1] - errors[0] > 1e-6 * errors[0]:
-            kept.append({"threshold": t, "num_perm": k, "fp_weight": wfp, "fn_weight": wfn})
-    return kept
 
 
 def params_cases(rng):

@@ -2,21 +2,16 @@
 against the reference and against a numerical minimization; MoE FLOPs on a broadcast grid."""
 
 import numpy as np
+from common import params, random_law
 
 from autograder.harness import graded
-from scaling import ScalingParams, compute_optimal, moe_training_flops
-
-
-def params(v):
-    return ScalingParams(E=v[0], A=v[1], B=v[2], alpha=v[3], beta=v[4])
+from scaling import compute_optimal, moe_training_flops
 
 
 def optimal_cases(rng):
     out = []
     for _ in range(3):
-        p = [float(rng.uniform(1.5, 2.0)), float(rng.uniform(100, 1000)),
-             float(rng.uniform(100, 3000)), float(rng.uniform(0.2, 0.5)),
-             float(rng.uniform(0.2, 0.5))]
+        p = random_law(rng, A=(100, 1000), B=(100, 3000), alpha=(0.2, 0.5), beta=(0.2, 0.5))
         out.append({"p": p, "C": np.exp(rng.uniform(np.log(1e16), np.log(1e28), size=(2, 3)))})
     return out
 

@@ -2,31 +2,20 @@
 seeds of one size), and the exponents through them."""
 
 import numpy as np
+from common import isoflop_sweep
 
 from autograder.harness import graded
 from scaling import fit_power_law, isoflop_minima
 
 
-def isoflop_sweep(rng, budgets, noise=2e-3):
-    E, A, B = rng.uniform(1.6, 1.9), rng.uniform(300, 500), rng.uniform(300, 2000)
-    alpha, beta = rng.uniform(0.3, 0.38), rng.uniform(0.26, 0.38)
-    G = (alpha * A / (beta * B)) ** (1 / (alpha + beta))
-    runs = []
-    for C in budgets:
-        centre = G * (C / 6) ** (beta / (alpha + beta)) * np.exp(rng.uniform(-0.7, 0.7))
-        sizes = centre * np.geomspace(1 / 10, 10, int(rng.integers(4, 10)))
-        sizes = np.concatenate([sizes, sizes[:2]])  # two sizes run twice (another seed)
-        for N in sizes:
-            D = C / (6 * N)
-            loss = (E + A / N**alpha + B / D**beta) * np.exp(noise * rng.normal())
-            runs.append([float(C), float(N), float(loss)])
-    order = rng.permutation(len(runs))
-    return [runs[j] for j in order]
+def uneven_sweep(rng, budgets, noise=2e-3):
+    """4 to 9 sizes per budget over a wider spread around the optimum; two of them run twice."""
+    return isoflop_sweep(rng, budgets, sizes_per_budget=None, noise=noise, spread=0.7, span=10, reseeded=2)
 
 
 def minima_cases(rng):
-    return [isoflop_sweep(rng, np.geomspace(1e17, 1e21, 7)),
-            isoflop_sweep(rng, [3e20, 1e18, 3e19])]
+    return [uneven_sweep(rng, np.geomspace(1e17, 1e21, 7)),
+            uneven_sweep(rng, [3e20, 1e18, 3e19])]
 
 
 @graded(points=2, cases=minima_cases)
@@ -37,7 +26,7 @@ def test_isoflop_minima_uneven(rec, cases):
 
 
 def exponent_cases(rng):
-    return [isoflop_sweep(rng, np.geomspace(1e18, 1e23, 8), noise=0.0)]
+    return [uneven_sweep(rng, np.geomspace(1e18, 1e23, 8), noise=0.0)]
 
 
 @graded(points=1, cases=exponent_cases)

@@ -2,26 +2,21 @@
 arrays."""
 
 import numpy as np
+from common import params, random_law
 
 from autograder.harness import graded
-from scaling import ScalingParams, chinchilla_loss
+from scaling import chinchilla_loss
 
 
 def loss_cases(rng):
     out = []
     for _ in range(3):
         out.append({
-            "p": [float(rng.uniform(1.5, 2.0)), float(rng.uniform(200, 600)),
-                  float(rng.uniform(200, 2500)), float(rng.uniform(0.25, 0.4)),
-                  float(rng.uniform(0.25, 0.4))],
+            "p": random_law(rng),
             "N": np.exp(rng.uniform(np.log(1e7), np.log(1e12), size=(4, 1))),
             "D": np.exp(rng.uniform(np.log(1e9), np.log(1e13), size=(1, 3))),
         })
     return out
-
-
-def params(v):
-    return ScalingParams(E=v[0], A=v[1], B=v[2], alpha=v[3], beta=v[4])
 
 
 @graded(points=2, cases=loss_cases)

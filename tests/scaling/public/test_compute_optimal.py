@@ -5,22 +5,14 @@ L(N, C / 6N) numerically (scipy, in the grader) and requires the same optimum.
 """
 
 import numpy as np
+from common import CHINCHILLA, EPOCH, params, random_law
 
 from autograder.harness import graded
-from scaling import ScalingParams, compute_optimal, moe_training_flops
-
-CHINCHILLA = [1.69, 406.4, 410.7, 0.34, 0.28]  # Hoffmann et al. (2022), Approach 3
-EPOCH = [1.82, 482.0, 2085.0, 0.348, 0.366]  # Besiroglu et al. (2024), rounded
-
-
-def params(v):
-    return ScalingParams(E=v[0], A=v[1], B=v[2], alpha=v[3], beta=v[4])
+from scaling import compute_optimal, moe_training_flops
 
 
 def optimal_cases(rng):
-    random = [[float(rng.uniform(1.5, 2.0)), float(rng.uniform(200, 600)),
-               float(rng.uniform(200, 2500)), float(rng.uniform(0.25, 0.4)),
-               float(rng.uniform(0.25, 0.4))] for _ in range(2)]
+    random = [random_law(rng) for _ in range(2)]
     budgets = np.sort(np.exp(rng.uniform(np.log(1e18), np.log(1e26), size=5)))
     return [{"p": p, "C": budgets} for p in [CHINCHILLA, EPOCH, *random]]
 

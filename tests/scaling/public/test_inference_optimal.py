@@ -3,22 +3,16 @@ curve L(N, D_train) = target. With D_inf = 0 it is the Chinchilla point for that
 tokens the model will serve, the smaller and longer-trained it should be."""
 
 import numpy as np
+from common import CHINCHILLA, params, random_law
 
 from autograder.harness import graded
-from scaling import ScalingParams, inference_optimal
-
-CHINCHILLA = [1.69, 406.4, 410.7, 0.34, 0.28]
-
-
-def params(v):
-    return ScalingParams(E=v[0], A=v[1], B=v[2], alpha=v[3], beta=v[4])
+from scaling import inference_optimal
 
 
 def inference_cases(rng):
     out = []
-    for p in [CHINCHILLA, [float(rng.uniform(1.6, 1.9)), float(rng.uniform(300, 500)),
-                           float(rng.uniform(300, 2000)), float(rng.uniform(0.3, 0.38)),
-                           float(rng.uniform(0.26, 0.38))]]:
+    random = random_law(rng, E=(1.6, 1.9), A=(300, 500), B=(300, 2000), alpha=(0.3, 0.38), beta=(0.26, 0.38))
+    for p in [CHINCHILLA, random]:
         for target in p[0] + np.array([0.15, 0.3]) * rng.uniform(0.9, 1.1):
             for d_inf in [0.0, 1e11, 1e13]:
                 out.append({"p": p, "target": float(target), "d_inf": d_inf * rng.uniform(1, 3)})

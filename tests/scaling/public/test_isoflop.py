@@ -2,26 +2,10 @@
 then a power law N_opt ~ k C^a through the vertices."""
 
 import numpy as np
+from common import isoflop_sweep
 
 from autograder.harness import graded
 from scaling import fit_power_law, isoflop_minima
-
-
-def isoflop_sweep(rng, budgets, sizes_per_budget=9, noise=1e-3):
-    """Runs (C, N, loss) of a Chinchilla law at each budget, N spread around its optimum,
-    shuffled, with multiplicative noise on the loss."""
-    E, A, B = rng.uniform(1.6, 1.9), rng.uniform(300, 500), rng.uniform(300, 2000)
-    alpha, beta = rng.uniform(0.3, 0.38), rng.uniform(0.26, 0.38)
-    G = (alpha * A / (beta * B)) ** (1 / (alpha + beta))
-    runs = []
-    for C in budgets:
-        centre = G * (C / 6) ** (beta / (alpha + beta)) * np.exp(rng.uniform(-0.5, 0.5))
-        for N in centre * np.geomspace(1 / 16, 16, sizes_per_budget):
-            D = C / (6 * N)
-            loss = (E + A / N**alpha + B / D**beta) * np.exp(noise * rng.normal())
-            runs.append([float(C), float(N), float(loss)])
-    order = rng.permutation(len(runs))
-    return [runs[j] for j in order]
 
 
 def minima_cases(rng):

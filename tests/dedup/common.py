@@ -1,0 +1,171 @@
+"""Shared by the dedup public and hidden tests: random words and respelled texts, near copies and
+planted corpora, random shingle sets, Bloom filter items, datasketch's (b, r) objective, and the
+calls whose results checks.py judges (clusters, kept documents, min-of-union, a filled filter)."""
+
+import numpy as np
+
+from dedup import BloomFilter, deduplicate, near_duplicate_clusters
+
+LETTERS = list("abcdefghijklmnopqrstuvwxyz")
+
+
+# --- words and respellings ----------------------------------------------------------------------
+
+def vocabulary(rng, size):
+    """Up to `size` distinct random lowercase words of 2 to 8 letters, sorted."""
+    return sorted({"".join(rng.choice(LETTERS, size=int(rng.integers(2, 9)))) for _ in range(size)})
+
+
+def words_of(rng, vocab, k):
+    return [str(w) for w in rng.choice(vocab, size=k)]
+
+
+def random_text(rng, words, spaces, n_words):
+    """n_words drawn from `words`, with a gap drawn from `spaces` around each."""
+    return spaced(rng, rng.choice(words, size=n_words), spaces)
+
+
+def fullwidth(word):
+    return "".join(chr(ord(c) + 0xFEE0) for c in word)
+
+
+def ligatures(word):
+    return word.replace("fi", "\ufb01").replace("fl", "\ufb02")
+
+
+def restyle(rng, words, styles):
+    """Each word through the first (p, style) of `styles` with u < p, u uniform per word
+    (cumulative probabilities: past the last p the word is unchanged)."""
+    out = []
+    for w in words:
+        x = rng.random()
+        for p, style in styles:
+            if x < p:
+                w = style(w)
+                break
+        out.append(w)
+    return out
+
+
+def spaced(rng, words, gaps, edges=True):
+    """The words joined by gaps drawn from `gaps`: one before each word and one after the last
+    (edges=True), or one after each word (edges=False)."""
+    if edges:
+        g = rng.choice(gaps, size=len(words) + 1)
+        return "".join(a + w for a, w in zip(g, words)) + g[-1]
+    g = rng.choice(gaps, size=len(words))
+    return "".join(w + a for w, a in zip(words, g))
+
+
+# --- near copies ----------------------------------------------------------------------------------
+
+def word_shingles(words, n=5):
+    return {" ".join(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+def edited(rng, vocab, words, target, append=False):
+    """Edit a copy until Jaccard(original, copy) <= target on 5-word shingles: substitute random
+    words (each moves up to 5 shingles: coarse), or, with append=True, append words (one shingle
+    each: fine)."""
+    copy, base = list(words), word_shingles(words)
+    while len(base & word_shingles(copy)) / len(base | word_shingles(copy)) > target:
+        if append:
+            copy.append(str(rng.choice(vocab)))
+        else:
+            copy[int(rng.integers(0, len(copy)))] = str(rng.choice(vocab))
+    return copy
+
+
+def hard_negative(rng, vocab, jac):
+    """A random text of 40 to 79 words and a copy with substituted words, Jaccard at most
+    uniform(*jac)."""
+    base = words_of(rng, vocab, int(rng.integers(40, 80)))
+    return [" ".join(base), " ".join(edited(rng, vocab, base, float(rng.uniform(*jac))))]
+
+
+def shuffled_corpus(rng, groups, threshold, num_perm):
+    """The documents of `groups` in shuffled group order, with the parameters to cluster them
+    (5-word shingles)."""
+    docs = [d for k in rng.permutation(len(groups)) for d in groups[int(k)]]
+    return {"docs": docs, "threshold": threshold, "num_perm": num_perm, "n": 5}
+
+
+def clusters(corpus):
+    """near_duplicate_clusters on a generated corpus, each cluster as sorted ints (checked against
+    the planted truth by checks.py)."""
+    found = near_duplicate_clusters(corpus["docs"], threshold=corpus["threshold"],
+                                    num_perm=corpus["num_perm"], n=corpus["n"])
+    return [sorted(int(i) for i in c) for c in found]
+
+
+def kept(corpus):
+    """deduplicate on a generated corpus, as ints."""
+    return [int(i) for i in deduplicate(corpus["docs"], threshold=corpus["threshold"],
+                                        num_perm=corpus["num_perm"], n=corpus["n"])]
+
+
+# --- MinHash and Bloom filter inputs --------------------------------------------------------------
+
+def random_shingles(rng, size, tag="w", form="{tag}{x} {tag}{y}"):
+    """`size` random two-word shingles, each `form` filled with the tag and two random numbers."""
+    return [form.format(tag=tag, x=int(x), y=int(y)) for x, y in rng.integers(0, 10**9, size=(size, 2))]
+
+
+def pair_with_jaccard(rng, size, jac, tag, form="{tag}{x} {tag}{y}"):
+    """Two sets of `size` shingles each whose Jaccard is about jac (exact value recomputed by the
+    checker): they share round(2 size jac / (1 + jac)) shingles."""
+    shared = round(2 * size * jac / (1 + jac))
+    pool = random_shingles(rng, 2 * size - shared, tag, form)
+    return {"a": pool[:size], "b": pool[:shared] + pool[size:]}
+
+
+def min_of_union(hasher, a, b):
+    """The signature of a | b and the elementwise minimum of those of a and b (checked equal by
+    checks.py)."""
+    both = np.minimum(np.asarray(hasher.signature(a)), np.asarray(hasher.signature(b)))
+    return {"union": np.asarray(hasher.signature(a | b)).tolist(), "min": both.tolist()}
+
+
+def bloom_cases(capacity, error_rate, queries, form="item-{}"):
+    """Cases: `capacity` distinct items to add and `queries` other items to look up."""
+    def make(rng):
+        ids = rng.choice(10**12, size=capacity + queries, replace=False)
+        items = [form.format(int(i)) for i in ids]
+        return {"capacity": capacity, "error_rate": error_rate, "present": items[:capacity],
+                "absent": items[capacity:]}
+    return make
+
+
+def filled_bloom(cases):
+    """BloomFilter(capacity, error_rate) with every present item added."""
+    bloom = BloomFilter(cases["capacity"], cases["error_rate"])
+    for item in cases["present"]:
+        bloom.add(item)
+    return bloom
+
+
+# --- LSH parameters -------------------------------------------------------------------------------
+
+def weighted_error(t, b, r, wfp, wfn):
+    """datasketch's objective, with its integrands and integrator (scipy.integrate.quad)."""
+    from scipy.integrate import quad
+
+    fp, _ = quad(lambda s: 1 - (1 - s ** float(r)) ** float(b), 0.0, t)
+    fn, _ = quad(lambda s: 1 - (1 - (1 - s ** float(r)) ** float(b)), t, 1.0)
+    return wfp * fp + wfn * fn
+
+
+def robust_params_cases(candidates):
+    """Keep (threshold, num_perm, fp_weight, fn_weight) cases whose best (b, r) beats the runner-up
+    by a relative margin of 1e-6, so that any accurate integrator (quad, Simpson, the closed form
+    via the incomplete beta function) picks datasketch's answer. Runs at golden time only (the
+    sandbox blocks datasketch even then); tests/dedup/crosscheck_datasketch.py confirms that every
+    stored golden equals datasketch's _optimal_param."""
+    out = []
+    for t, k, wfp, wfn in candidates:
+        errors = sorted(weighted_error(t, b, r, wfp, wfn)
+                        for b in range(1, k + 1) for r in range(1, k // b + 1))
+        if len(errors) == 1 or errors[1] - errors[0] > 1e-6 * errors[0]:
+            out.append({"threshold": t, "num_perm": k, "fp_weight": wfp, "fn_weight": wfn})
+    return out
+

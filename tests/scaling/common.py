@@ -1,0 +1,71 @@
+"""Shared by the scaling public and hidden tests: published laws, random laws, synthetic sweeps
+(Approach 3 runs and isoFLOP profiles) and the tolerances of a scaling-law fit."""
+
+import itertools
+
+import numpy as np
+
+from scaling import ScalingParams
+
+# Published fits, as [E, A, B, alpha, beta].
+CHINCHILLA = [1.69, 406.4, 410.7, 0.34, 0.28]  # Hoffmann et al. (2022), Approach 3
+EPOCH = [1.82, 482.0, 2085.0, 0.348, 0.366]  # Besiroglu et al. (2024), rounded
+
+
+def params(v):
+    """[E, A, B, alpha, beta] -> ScalingParams."""
+    return ScalingParams(E=v[0], A=v[1], B=v[2], alpha=v[3], beta=v[4])
+
+
+def random_law(rng, E=(1.5, 2.0), A=(200, 600), B=(200, 2500), alpha=(0.25, 0.4), beta=(0.25, 0.4)):
+    """[E, A, B, alpha, beta], each uniform in its range (drawn in that order)."""
+    return [float(rng.uniform(*r)) for r in (E, A, B, alpha, beta)]
+
+
+# 35 of the Chinchilla grid's 4,500 starts, as (a, b, e, alpha, beta).
+STARTS = list(itertools.product([0.0, 10.0, 20.0], [0.0, 10.0, 20.0], [-1.0, 0.0, 1.0],
+                                [0.0, 1.0, 2.0], [0.0, 1.0, 2.0]))[::7]
+
+
+def sweep(rng, n=120, noise=1e-3, interaction=0.0):
+    """n runs, N log-uniform in [1e6, 1e10], D in [1e7, 1e12], loss from known parameters, times
+    exp(noise * normal); `interaction` adds a term interaction * (N*D)^-0.2 that the Chinchilla
+    form cannot represent."""
+    E, A, B, alpha, beta = random_law(rng, E=(1.6, 1.9), A=(300, 500), B=(300, 500),
+                                      alpha=(0.3, 0.38), beta=(0.26, 0.34))
+    N = np.exp(rng.uniform(np.log(1e6), np.log(1e10), n))
+    D = np.exp(rng.uniform(np.log(1e7), np.log(1e12), n))
+    loss = E + A / N**alpha + B / D**beta + interaction * (N * D) ** -0.2
+    return {"N": N, "D": D, "loss": loss * np.exp(noise * rng.normal(size=n))}
+
+
+def record_fit(rec, tag, fit):
+    """A fit against the reference's: alpha, beta within 1e-3; E within 0.1 %; A and B within
+    2 % (they are weakly determined)."""
+    rec.close(f"{tag}.alpha", float(fit.alpha), atol=1e-3)
+    rec.close(f"{tag}.beta", float(fit.beta), atol=1e-3)
+    rec.close(f"{tag}.E", float(fit.E), rtol=1e-3)
+    rec.close(f"{tag}.A", float(fit.A), rtol=0.02)
+    rec.close(f"{tag}.B", float(fit.B), rtol=0.02)
+
+
+def isoflop_sweep(rng, budgets, sizes_per_budget=9, noise=1e-3, spread=0.5, span=16, reseeded=0):
+    """Runs [C, N, loss] of a random Chinchilla law at each budget, shuffled, with multiplicative
+    noise on the loss. Per budget: sizes_per_budget sizes (None: 4 to 9, drawn) geometrically
+    spaced over [centre / span, centre * span], where the centre is the law's optimum times
+    exp(uniform(-spread, spread)); the first `reseeded` sizes are run twice (another seed)."""
+    E, A, B, alpha, beta = random_law(rng, E=(1.6, 1.9), A=(300, 500), B=(300, 2000),
+                                      alpha=(0.3, 0.38), beta=(0.26, 0.38))
+    G = (alpha * A / (beta * B)) ** (1 / (alpha + beta))
+    runs = []
+    for C in budgets:
+        centre = G * (C / 6) ** (beta / (alpha + beta)) * np.exp(rng.uniform(-spread, spread))
+        n = int(rng.integers(4, 10)) if sizes_per_budget is None else sizes_per_budget
+        sizes = centre * np.geomspace(1 / span, span, n)
+        sizes = np.concatenate([sizes, sizes[:reseeded]])
+        for N in sizes:
+            D = C / (6 * N)
+            loss = (E + A / N**alpha + B / D**beta) * np.exp(noise * rng.normal())
+            runs.append([float(C), float(N), float(loss)])
+    order = rng.permutation(len(runs))
+    return [runs[j] for j in order]
