@@ -1,9 +1,9 @@
 """Task 3 (hidden) — the global batch over many configurations."""
 
 import numpy as np
+from common import record_global_batch
 
 from autograder.harness import graded
-from ddp import global_batch_size, tokens_per_step
 
 
 def many_cases(rng: np.random.Generator) -> list:
@@ -15,8 +15,4 @@ def many_cases(rng: np.random.Generator) -> list:
 @graded(points=2, cases=many_cases)
 def test_global_batch_many(rec, cases):
     for i, c in enumerate(cases):
-        b, a, dp, t = c["micro_batch"], c["grad_accum"], c["dp"], c["seq_len"]
-        rec.exact(f"case[{i}] global_batch_size({b}, {a}, {dp})",
-                  global_batch_size(b, a, dp))
-        rec.exact(f"case[{i}] tokens_per_step({b}, {a}, {dp}, {t})",
-                  tokens_per_step(b, a, dp, t))
+        record_global_batch(rec, i, c)

@@ -1,6 +1,7 @@
 """Task 3 — the global batch: sequences and tokens per optimizer step."""
 
 import numpy as np
+from common import record_global_batch
 
 from autograder.harness import graded
 from ddp import global_batch_size, tokens_per_step
@@ -22,11 +23,7 @@ def batch_cases(rng: np.random.Generator) -> list:
 @graded(points=2, cases=batch_cases)
 def test_global_batch_and_tokens(rec, cases):
     for i, c in enumerate(cases):
-        b, a, dp, t = c["micro_batch"], c["grad_accum"], c["dp"], c["seq_len"]
-        rec.exact(f"case[{i}] global_batch_size({b}, {a}, {dp})",
-                  global_batch_size(b, a, dp))
-        rec.exact(f"case[{i}] tokens_per_step({b}, {a}, {dp}, {t})",
-                  tokens_per_step(b, a, dp, t))
+        record_global_batch(rec, i, c)
 
 
 def bad_cases(rng: np.random.Generator) -> list:

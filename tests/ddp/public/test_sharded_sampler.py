@@ -1,6 +1,7 @@
 """Task 2 — ShardedSampler: DistributedSampler's indices, every index once per epoch."""
 
 import numpy as np
+from common import label, reads_per_index, shards
 
 from autograder.harness import graded
 from ddp import ShardedSampler
@@ -21,22 +22,6 @@ def sampler_cases(rng: np.random.Generator) -> list:
     return cases
 
 
-def label(c: dict) -> str:
-    """A case as text, in a fixed order (stored inputs come back with their keys sorted)."""
-    return (f"ShardedSampler({c['n']}, {c['replicas']}, rank, shuffle={c['shuffle']}, "
-            f"seed={c['seed']}, drop_last={c['drop_last']}) at epoch {c['epoch']}")
-
-
-def shards(c: dict) -> list:
-    out = []
-    for rank in range(c["replicas"]):
-        s = ShardedSampler(c["n"], c["replicas"], rank, shuffle=c["shuffle"], seed=c["seed"],
-                           drop_last=c["drop_last"])
-        s.set_epoch(c["epoch"])
-        out.append([int(i) for i in s])
-    return out
-
-
 @graded(points=4, cases=sampler_cases)
 def test_matches_distributed_sampler(rec, cases):
     for i, c in enumerate(cases):
@@ -51,9 +36,7 @@ def test_matches_distributed_sampler(rec, cases):
 def test_every_index_once_per_epoch(rec, cases):
     """Times each index is read per epoch over all ranks: 1, or 2 for the few padded ones."""
     for i, c in enumerate(cases):
-        flat = [j for shard in shards(c) for j in shard]
-        counts = np.bincount(np.asarray(flat, dtype=np.int64), minlength=c["n"]).tolist()
-        rec.exact(f"case[{i}] {label(c)}: reads per index", counts)
+        rec.exact(f"case[{i}] {label(c)}: reads per index", reads_per_index(shards(c), c["n"]))
 
 
 def epoch_cases(rng: np.random.Generator) -> list:

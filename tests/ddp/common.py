@@ -1,0 +1,423 @@
+"""Shared by the ddp public and hidden tests (and shipped with the public ones): the fields of
+Task 1, the sampler helpers of Task 2, the batch check of Task 3, and the battery of Task 4 —
+the worker processes, the model every rank trains and the sections each rank runs. Inputs and
+helpers only: no expected value lives here.
+"""
+
+import builtins
+import datetime
+import itertools
+import json
+import multiprocessing as mp
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+import torch.distributed as dist
+from torch import nn
+
+from ddp import MiniDDP, ShardedSampler, dist_env_from, global_batch_size, tokens_per_step, train_step
+
+# ================================================================ Task 1: dist_env_from
+FIELDS = ("rank", "world_size", "local_rank", "local_world_size", "master_addr", "master_port")
+
+
+def record_env(rec, i: int, environ: dict) -> None:
+    """Record every field of dist_env_from(environ) as env[i].<field>."""
+    env = dist_env_from(environ)
+    for name in FIELDS:
+        rec.exact(f"env[{i}].{name}", getattr(env, name))
+
+
+# ================================================================ Task 2: ShardedSampler
+def label(c: dict) -> str:
+    """A case as text, in a fixed order (stored inputs come back with their keys sorted)."""
+    return (f"ShardedSampler({c['n']}, {c['replicas']}, rank, shuffle={c['shuffle']}, "
+            f"seed={c['seed']}, drop_last={c['drop_last']}) at epoch {c['epoch']}")
+
+
+def shards(c: dict) -> list:
+    """Every rank's indices of case c at its epoch, rank order."""
+    out = []
+    for rank in range(c["replicas"]):
+        s = ShardedSampler(c["n"], c["replicas"], rank, shuffle=c["shuffle"], seed=c["seed"],
+                           drop_last=c["drop_last"])
+        s.set_epoch(c["epoch"])
+        out.append([int(i) for i in s])
+    return out
+
+
+def reads_per_index(per_rank: list, n: int) -> list:
+    """How many times each of the n indices is read over all ranks' shards."""
+    flat = [i for shard in per_rank for i in shard]
+    return np.bincount(np.asarray(flat, dtype=np.int64), minlength=n).tolist()
+
+
+# ================================================================ Task 3: the global batch
+def record_global_batch(rec, i: int, c: dict) -> None:
+    """Record global_batch_size and tokens_per_step of case c, named by their arguments."""
+    b, a, dp, t = c["micro_batch"], c["grad_accum"], c["dp"], c["seq_len"]
+    rec.exact(f"case[{i}] global_batch_size({b}, {a}, {dp})", global_batch_size(b, a, dp))
+    rec.exact(f"case[{i}] tokens_per_step({b}, {a}, {dp}, {t})", tokens_per_step(b, a, dp, t))
+
+
+# ================================================================ Task 4: the battery
+# One start of the workers serves every test of a test file: `Battery.run` starts world_size
+# processes once (forked on Linux), each runs every section on its rank and writes each
+# section's results to a temporary folder; each graded test records its own section. For each
+# section the ranks meet in a fresh process group through a FileStore in that folder (no port
+# to pick) and talk gloo over loopback. Every wait has a deadline (PG_TIMEOUT_S per collective,
+# BATTERY_DEADLINE_S for everything), so a broken submission fails in seconds and a hanging one
+# costs the sections it hangs in, never the grader.
+PG_TIMEOUT_S = 10  # a rank stuck in a collective (or waiting for a peer) raises after this
+BATTERY_DEADLINE_S = 40  # all ranks, all sections (about 1 s when forked, 5 s when not)
+
+Section = Callable[["Battery", int, dict], dict]  # (battery, rank, cases) -> this rank's values
+
+
+@dataclass(frozen=True)
+class Battery:
+    """The sizes of one test file's battery, and its own sections besides the shared ones.
+    The test file names it BATTERY: elsewhere than Linux a worker re-runs that file for it."""
+
+    test_file: str
+    name: str  # "public" or "hidden": names the inputs, and the results cached for them
+    world_size: int
+    steps: int
+    micro_batches: int
+    rows_per_micro: int
+    d_in: int
+    d_hidden: int
+    d_out: int
+    sampler_len: int
+    sampler_epochs: int
+    extra_sections: dict[str, Section] = field(default_factory=dict)
+
+    @property
+    def sections(self) -> dict[str, Section]:
+        """In the order every rank runs them (a section that hangs costs the ones after it):
+        the shared ones, the test file's own, and train_step, which uses all of it, last."""
+        shared = {k: v for k, v in SECTIONS.items() if k != "train_step"}
+        return {**shared, **self.extra_sections, "train_step": SECTIONS["train_step"]}
+
+    # ------------------------------------------------------------ inputs (golden time only)
+    def cases(self, seed: int) -> dict:
+        """Every test of the file gets these same inputs (a fixed seed, not the per-test rng),
+        so one start of the worker processes serves them all."""
+        rng = np.random.default_rng(seed)
+        rows = self.world_size * self.micro_batches * self.rows_per_micro  # one global batch
+        shapes = {"fc1.weight": (self.d_hidden, self.d_in), "fc1.bias": (self.d_hidden,),
+                  "fc2.weight": (self.d_out, self.d_hidden), "fc2.bias": (self.d_out,),
+                  "frozen.weight": (self.d_hidden, self.d_in), "frozen.bias": (self.d_hidden,),
+                  "unused.weight": (self.d_out, self.d_hidden), "unused.bias": (self.d_out,),
+                  "shift": (self.d_in,)}
+
+        def init() -> dict:  # one rank's own initial weights: ranks start out different
+            return {k: rng.normal(size=s) for k, s in shapes.items()}
+
+        return {
+            "key": f"{self.name}-world{self.world_size}",
+            "init": [init() for _ in range(self.world_size)],
+            "x": rng.normal(size=(self.steps, rows, self.d_in)),
+            "y": rng.normal(size=(self.steps, rows, self.d_out)),
+            "lr": 0.1,
+            "momentum": 0.9,
+            "sampler_seed": int(rng.integers(0, 1000)),
+        }
+
+    # ------------------------------------------------------------ the worker processes
+    def worker_main(self, rank: int, workdir: str) -> None:
+        """One rank: run every section in a process group of its own (a hang or an exception
+        spoils only its section), writing each section's result as soon as it has one."""
+        torch.set_num_threads(1)
+        os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # loopback only, also in a sandbox
+        with open(os.path.join(workdir, "cases.pkl"), "rb") as f:
+            cases = pickle.load(f)  # inside the sandbox, between our own processes
+        for name, section in self.sections.items():
+            # A FileStore per section: no port to race for, and a fresh group after a timeout.
+            store = dist.FileStore(os.path.join(workdir, f"store-{name}"), self.world_size)
+            dist.init_process_group("gloo", store=store, rank=rank, world_size=self.world_size,
+                                    timeout=datetime.timedelta(seconds=PG_TIMEOUT_S))
+            try:
+                out = {"raised": None, "values": section(self, rank, cases)}
+            except Exception as e:  # noqa: BLE001 - the type name is recorded
+                frames = traceback.extract_tb(e.__traceback__)  # the last one outside torch
+                where = ([f for f in frames if "site-packages" not in f.filename] or frames)[-1]
+                out = {"raised": type(e).__name__, "message": f"{str(e)[:300]} (at "
+                       f"{os.path.basename(where.filename)}:{where.lineno})"}
+            dist.destroy_process_group()
+            path = os.path.join(workdir, f"rank{rank}-{name}.pkl")
+            with open(path + ".tmp", "wb") as f:
+                pickle.dump(out, f)
+            os.replace(path + ".tmp", path)  # appears only once complete
+
+    def _start(self, rank: int, workdir: str):
+        """Linux: fork, which is fast (torch is already imported) and safe here: this process
+        holds no process group and starts no thread. Elsewhere (macOS, where forking a process
+        that imported torch can crash): a fresh interpreter that re-runs the test file."""
+        if sys.platform == "linux":
+            p = mp.get_context("fork").Process(target=_forked_worker, args=(self, rank, workdir),
+                                               daemon=True)
+            p.start()
+            return p
+        path = json.dumps([p for p in sys.path if p])
+        return subprocess.Popen([sys.executable, "-I", "-B", "-c", _BOOT,
+                                 os.path.abspath(self.test_file), path, str(rank), workdir],
+                                stdin=subprocess.DEVNULL)
+
+    def run(self, cases: dict) -> list[dict]:
+        """Every rank's section results, rank order; run once per process and cached (a failure
+        too: a submission that hangs costs one deadline, not one per test)."""
+        if cases["key"] not in _RESULTS:
+            try:
+                _RESULTS[cases["key"]] = self._run_workers(cases)
+            except Exception as e:  # noqa: BLE001 - re-raised by every test of the file
+                _RESULTS[cases["key"]] = e
+        result = _RESULTS[cases["key"]]
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    def _run_workers(self, cases: dict) -> list[dict]:
+        with tempfile.TemporaryDirectory(prefix="ddp-") as workdir:
+            with open(os.path.join(workdir, "cases.pkl"), "wb") as f:
+                pickle.dump(cases, f)
+            procs = [self._start(rank, workdir) for rank in range(self.world_size)]
+            deadline = time.monotonic() + BATTERY_DEADLINE_S
+            try:
+                while time.monotonic() < deadline and any(_alive(p) for p in procs):
+                    time.sleep(0.02)
+            finally:
+                for p in procs:
+                    _stop(p)
+            late = {"raised": "DeadlineExceeded",
+                    "message": f"no result within the {BATTERY_DEADLINE_S} s all sections share"}
+            results = [{} for _ in range(self.world_size)]
+            for rank, name in itertools.product(range(self.world_size), self.sections):
+                path = os.path.join(workdir, f"rank{rank}-{name}.pkl")
+                if os.path.exists(path):
+                    with open(path, "rb") as f:
+                        results[rank][name] = pickle.load(f)
+                else:
+                    results[rank][name] = late
+        return results
+
+    def record(self, rec, name: str, cases: dict) -> None:
+        """Record section `name` of every rank: the exception it raised (None), then its values;
+        then re-raise the first rank's exception, so that its message reaches the report."""
+        errors = []
+        for rank, out in enumerate(self.run(cases)):
+            section = out[name]
+            rec.exact(f"rank{rank}.raised", section["raised"])
+            if section["raised"]:
+                errors.append(f"rank {rank}: {section['raised']}: {section['message']}")
+            for key, value in section.get("values", {}).items():
+                if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+                    rec.close(f"rank{rank}.{key}", value, atol=1e-9, rtol=1e-7)
+                else:
+                    rec.exact(f"rank{rank}.{key}", value)
+        if errors:  # raised again as the first rank's type where that is a builtin exception
+            kind = getattr(builtins, errors[0].split(": ")[1], None)
+            if not (isinstance(kind, type) and issubclass(kind, Exception)):
+                kind = RuntimeError
+            try:
+                error = kind("; ".join(errors))
+            except Exception:  # noqa: BLE001 - a builtin with a special signature
+                error = RuntimeError("; ".join(errors))
+            raise error
+
+
+_RESULTS: dict = {}  # cases["key"] -> Battery.run's results, or the exception it raised
+
+
+def _forked_worker(battery: Battery, rank: int, workdir: str) -> None:
+    try:
+        battery.worker_main(rank, workdir)
+    finally:
+        os._exit(0)  # never return into the parent's copy of pytest
+
+
+# Elsewhere than Linux, a fresh interpreter per rank re-runs the test file for its BATTERY.
+_BOOT = ("import sys, json, runpy; sys.path[:0] = json.loads(sys.argv[2]); "
+         "battery = runpy.run_path(sys.argv[1], run_name='__ddp_worker__')['BATTERY']; "
+         "battery.worker_main(int(sys.argv[3]), sys.argv[4])")
+
+
+def _alive(p) -> bool:
+    return p.is_alive() if isinstance(p, mp.process.BaseProcess) else p.poll() is None
+
+
+def _stop(p) -> None:
+    if _alive(p):
+        p.kill()
+    if isinstance(p, mp.process.BaseProcess):
+        p.join(timeout=10)
+    else:
+        p.wait(timeout=10)
+
+
+# ---------------------------------------------------------------- the model every rank trains
+class Net(nn.Module):
+    """A two-layer MLP of the shapes in `weights`; with extras, also a frozen layer, a layer
+    forward never uses, and a buffer."""
+
+    def __init__(self, weights: dict, extras: bool):
+        super().__init__()
+        d_hidden, d_in = np.shape(weights["fc1.weight"])
+        d_out = np.shape(weights["fc2.weight"])[0]
+        self.extras = extras
+        self.fc1, self.fc2 = nn.Linear(d_in, d_hidden), nn.Linear(d_hidden, d_out)
+        if extras:
+            self.frozen = nn.Linear(d_in, d_hidden).requires_grad_(False)
+            self.unused = nn.Linear(d_hidden, d_out)
+            self.register_buffer("shift", torch.zeros(d_in))
+        self.double()
+        state = {k: torch.tensor(v) for k, v in weights.items() if k in self.state_dict()}
+        self.load_state_dict(state)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.extras:
+            return self.fc2(torch.tanh(self.fc1(x + self.shift) + self.frozen(x)))
+        return self.fc2(torch.tanh(self.fc1(x)))
+
+
+class SGD:
+    """torch.optim.SGD's update (momentum buffer starts at the first gradient), kept here
+    because constructing torch.optim.SGD the first time imports seconds of torch._dynamo."""
+
+    def __init__(self, params, lr: float, momentum: float = 0.0):
+        self.params, self.lr, self.momentum = list(params), lr, momentum
+        self.buffers: list = [None] * len(self.params)
+
+    @torch.no_grad()
+    def step(self) -> None:
+        for i, p in enumerate(self.params):
+            if p.grad is not None:
+                b = self.buffers[i]
+                self.buffers[i] = b = p.grad.clone() if b is None else b * self.momentum + p.grad
+                p -= self.lr * b
+
+    def zero_grad(self) -> None:
+        for p in self.params:
+            p.grad = None
+
+
+def mse(out: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    return ((out - target) ** 2).mean()
+
+
+def shard(t: np.ndarray, rank: int, world_size: int) -> torch.Tensor:
+    """This rank's rows of a global batch: rank, rank + world_size, ..."""
+    return torch.tensor(t[rank::world_size])
+
+
+def params(net: nn.Module) -> dict:
+    return {f"param.{k}": v.detach().numpy().copy() for k, v in net.state_dict().items()}
+
+
+def grads(net: nn.Module) -> dict:
+    # An unused parameter may keep grad None or get a zero gradient: both are right.
+    return {f"grad.{k}": (np.zeros(tuple(p.shape)) if p.grad is None else p.grad.numpy().copy())
+            for k, p in net.named_parameters() if p.requires_grad}
+
+
+# ---------------------------------------------------------------- sections (run on every rank)
+def section_broadcast(b: Battery, rank: int, c: dict) -> dict:
+    net = Net(c["init"][rank], extras=True)  # every rank starts from its own weights
+    MiniDDP(net)
+    return params(net)  # ... and must now hold rank 0's, buffers included
+
+
+def section_average(b: Battery, rank: int, c: dict) -> dict:
+    net = Net(c["init"][0], extras=False)
+    model = MiniDDP(net)
+    ws = b.world_size
+    mse(model(shard(c["x"][0], rank, ws)), shard(c["y"][0], rank, ws)).backward()
+    return {**grads(net), "allreduce_calls": model.allreduce_calls}
+
+
+def section_training(b: Battery, rank: int, c: dict) -> dict:
+    net = Net(c["init"][rank], extras=False)
+    model = MiniDDP(net)
+    opt = SGD(net.parameters(), lr=c["lr"])
+    ws = b.world_size
+    for step in range(b.steps):
+        mse(model(shard(c["x"][step], rank, ws)), shard(c["y"][step], rank, ws)).backward()
+        opt.step()
+        opt.zero_grad()
+    return params(net)
+
+
+def section_no_sync(b: Battery, rank: int, c: dict) -> dict:
+    net = Net(c["init"][0], extras=False)
+    model = MiniDDP(net)
+    x, y = shard(c["x"][0], rank, b.world_size), shard(c["y"][0], rank, b.world_size)
+    half = len(x) // 2
+    out = {}
+    with model.no_sync():
+        mse(model(x[:half]), y[:half]).backward()
+    out.update({f"local.{k}": v for k, v in grads(net).items()})
+    out["calls_after_no_sync"] = model.allreduce_calls
+    mse(model(x[half:]), y[half:]).backward()
+    out.update({f"synced.{k}": v for k, v in grads(net).items()})
+    out["calls_after_sync"] = model.allreduce_calls
+    return out
+
+
+def section_train_step(b: Battery, rank: int, c: dict) -> dict:
+    net = Net(c["init"][rank], extras=False)
+    model = MiniDDP(net)
+    opt = SGD(net.parameters(), lr=c["lr"], momentum=c["momentum"])
+    losses = []
+    for step in range(b.steps):
+        x, y = shard(c["x"][step], rank, b.world_size), shard(c["y"][step], rank, b.world_size)
+        micro = list(zip(x.chunk(b.micro_batches), y.chunk(b.micro_batches)))
+        losses.append(float(train_step(model, opt, mse, micro)))
+    return {**params(net), "losses": np.array(losses), "allreduce_calls": model.allreduce_calls}
+
+
+def section_frozen_unused(b: Battery, rank: int, c: dict) -> dict:
+    net = Net(c["init"][rank], extras=True)
+    model = MiniDDP(net)
+    ws = b.world_size
+    mse(model(shard(c["x"][0], rank, ws)), shard(c["y"][0], rank, ws)).backward()
+    out = {**grads(net), "frozen_grad_is_none": net.frozen.weight.grad is None}
+    net.zero_grad()
+    opt = SGD(net.parameters(), lr=c["lr"])
+    x, y = shard(c["x"][1], rank, ws), shard(c["y"][1], rank, ws)
+    train_step(model, opt, mse, list(zip(x.chunk(2), y.chunk(2))))
+    return {**out, **params(net), "allreduce_calls": model.allreduce_calls}
+
+
+def section_sampler(b: Battery, rank: int, c: dict) -> dict:
+    ws = b.world_size
+    sampler = ShardedSampler(b.sampler_len, ws, rank, shuffle=True, seed=c["sampler_seed"])
+    out = {"len": len(sampler)}
+    for epoch in range(b.sampler_epochs):
+        sampler.set_epoch(epoch)
+        gathered = [None] * ws  # every rank's shard of this epoch, gathered on every rank
+        dist.all_gather_object(gathered, [int(i) for i in sampler])
+        if rank == 0:
+            out[f"epoch{epoch}.shards"] = gathered
+            out[f"epoch{epoch}.reads_per_index"] = reads_per_index(gathered, b.sampler_len)
+    out["again_without_set_epoch"] = [int(i) for i in sampler]
+    return out
+
+
+SECTIONS: dict[str, Section] = {  # in this order: a section that hangs costs the ones after it
+    "sampler": section_sampler,
+    "broadcast": section_broadcast,
+    "average": section_average,
+    "training": section_training,
+    "no_sync": section_no_sync,
+    "frozen_unused": section_frozen_unused,
+    "train_step": section_train_step,
+}
