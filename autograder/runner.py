@@ -16,6 +16,7 @@ import signal
 import subprocess
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -124,7 +125,8 @@ def run_tests(assignment: Assignment, impl_root: Path, mode: str, plan: list[str
               visibilities: tuple[str, ...] = VISIBILITIES,
               inputs_base: Path | None = None, keep: bool = False,
               default_timeout: float | None = None,
-              run_timeout: float | None = None) -> RunResult:
+              run_timeout: float | None = None,
+              visibility_of: dict[str, str] | None = None) -> RunResult:
     """Run the assignment's tests on the package in `impl_root` (mode 'gen' or 'replay').
     `plan` lists test ids to run (None: all collected, gen mode). Never raises for anything
     the child does.
@@ -144,21 +146,26 @@ def run_tests(assignment: Assignment, impl_root: Path, mode: str, plan: list[str
         groups = [(v,) for v in visibilities]
     else:
         groups = [tuple(visibilities)]
-    restarts, stderr_tail = 0, ""
-    for group in groups:
-        remaining = None if plan is None else [i for i in plan if records[i].status == "not_run"]
-        if remaining == []:
-            break
-        if time.monotonic() > run_deadline:
-            collect_errors.append(f"the whole run exceeded its {run_limit:g} s limit")
-            break
+
+    def run_group(group: tuple[str, ...]) -> tuple[int, str]:
+        ids = None if plan is None else [
+            i for i in plan if visibility_of is None or visibility_of.get(i) in group]
+        if ids == []:
+            return 0, ""
         redact = "hidden" in group and mode == "replay"
-        n, tail = _run_folder(assignment, impl_root, mode, remaining, timeouts, group,
-                              inputs_base, keep, default, run_limit, run_deadline, records,
-                              collect_errors, redact)
-        restarts += n
-        if not redact:
-            stderr_tail = tail
+        n, tail = _run_folder(assignment, impl_root, mode, ids, timeouts, group, inputs_base,
+                              keep, default, run_limit, run_deadline, records, collect_errors,
+                              redact)
+        return n, "" if redact else tail
+
+    if len(groups) > 1 and visibility_of is not None:
+        # public and hidden children run side by side: each sees only its own tests
+        with ThreadPoolExecutor(max_workers=len(groups)) as pool:
+            outcomes = list(pool.map(run_group, groups))
+    else:
+        outcomes = [run_group(g) for g in groups]
+    restarts = sum(n for n, _ in outcomes)
+    stderr_tail = next((t for _, t in outcomes if t), "")
     return RunResult(records, collect_errors, stderr_tail, restarts,
                      time.monotonic() - started)
 
@@ -190,7 +197,8 @@ def _run_folder(assignment: Assignment, impl_root: Path, mode: str, remaining: l
             config_path.write_text(json.dumps(config))
             in_progress, finished, reason = _run_child(
                 box, run, events_path, config_path, attempt, records, timeouts, default,
-                collect_errors, run_deadline, redact)
+                collect_errors, run_deadline, redact,
+                None if remaining is None else frozenset(remaining))
             stderr_tail = _tail(run / f"stderr-{attempt}")
             if not keep:  # what a child wrote is read; free the disk at once
                 for name in (f"stdout-{attempt}", f"stderr-{attempt}", events_path.name):
@@ -233,8 +241,10 @@ def _crash_message(reason: str, limit: float, stderr_tail: str) -> str:
 
 def _run_child(box: RunSandbox, run: Path, events_path: Path, config_path: Path, attempt: int,
                records: dict[str, TestRecord], timeouts: dict[str, float], default: float,
-               collect_errors: list[str], run_deadline: float, redact: bool = False):
-    """One child process. Returns (test id in progress when it stopped, saw 'done', reason)."""
+               collect_errors: list[str], run_deadline: float, redact: bool = False,
+               accept: frozenset[str] | None = None):
+    """One child process. Returns (test id in progress when it stopped, saw 'done', reason).
+    Events about tests outside `accept` (another child's, or invented) are ignored."""
     cmd = box.command(run / "lib" / "autograder" / "harness" / "boot.py", config_path,
                       [events_path])
     with open(run / f"stdout-{attempt}", "wb") as out, open(run / f"stderr-{attempt}", "wb") as err:
@@ -254,6 +264,8 @@ def _run_child(box: RunSandbox, run: Path, events_path: Path, config_path: Path,
             exited = proc.poll() is not None
             for ev in reader.read():
                 kind = ev["ev"]
+                if kind in ("start", "end") and accept is not None and ev.get("id") not in accept:
+                    continue
                 if kind == "start" and isinstance(ev.get("id"), str):
                     current = ev["id"]
                     limit = timeouts.get(current) or default
