@@ -153,6 +153,12 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     return 0 if all(run_selftest(load(n)) for n in names) else 1
 
 
+def add_isolation_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--isolation", choices=sandbox.MODES,
+                        help="sandbox: auto (default), strict (refuse without full isolation), "
+                             "none (no sandbox)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder",
                                      description="Training Systems autograder")
@@ -160,15 +166,13 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("check", help="public tests on your code (default: starter/)")
     p.add_argument("assignment")
     p.add_argument("--impl", help="folder holding the package (default: starter/)")
-    p.add_argument("--isolation", choices=sandbox.MODES, help="sandbox: auto (default), "
-                   "strict (refuse without full isolation), none (no sandbox)")
+    add_isolation_option(p)
     p.set_defaults(fn=cmd_check)
     p = sub.add_parser("grade", help="grade a submission folder or zip (public + hidden)")
     p.add_argument("submission")
     p.add_argument("--assignment", help="grade only this assignment")
     p.add_argument("--out", default="out", help="folder for results.json (default: out/)")
-    p.add_argument("--isolation", choices=sandbox.MODES, help="sandbox: auto (default), "
-                   "strict (refuse without full isolation), none (no sandbox)")
+    add_isolation_option(p)
     p.set_defaults(fn=cmd_grade)
     p = sub.add_parser("bulk", help="grade every submission in a folder (instructors)")
     p.add_argument("folder")

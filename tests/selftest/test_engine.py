@@ -1,6 +1,11 @@
 """The grading engine on the toy assignment: scoring, hints, bad input, the trust boundary."""
 
+import csv
 import json
+import os
+import shutil
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -8,6 +13,7 @@ import jsonschema
 import pytest
 
 from autograder import cli
+from autograder.assignments import load
 from autograder.goldens import GoldenError, generate, stale_report
 from autograder.grading import grade_submission_root
 from autograder.report import SCHEMA_PATH, results_json
@@ -111,12 +117,16 @@ def test_run_folder_holds_no_goldens_or_solutions(toy):
     assert not any(n.startswith("grade") for n in names)
 
 
-def test_graded_test_without_observation_is_rejected(toy_course, tmp_path):
-    import shutil
-
-    from autograder.assignments import load
+@pytest.fixture
+def course_copy(toy_course, tmp_path) -> Path:
+    """A writable copy of the toy course (with goldens), for tests that change it."""
     root = tmp_path / "course"
     shutil.copytree(toy_course, root)
+    return root
+
+
+def test_graded_test_without_observation_is_rejected(course_copy):
+    root = course_copy
     (root / "tests/toy/public/test_empty.py").write_text(
         "from autograder.harness import graded\n\n@graded(points=1)\n"
         "def test_nothing(rec):\n    pass\n")
@@ -124,12 +134,8 @@ def test_graded_test_without_observation_is_rejected(toy_course, tmp_path):
         generate(load("toy", root), with_mutants=False)
 
 
-def test_stale_goldens_are_detected(toy_course, tmp_path):
-    import shutil
-
-    from autograder.assignments import load
-    root = tmp_path / "course"
-    shutil.copytree(toy_course, root)
+def test_stale_goldens_are_detected(course_copy):
+    root = course_copy
     toy = load("toy", root)
     assert stale_report(toy) == []
     init = root / "solutions/toy/__init__.py"
@@ -165,13 +171,9 @@ def test_broken_zip_still_writes_results(tmp_path):
     assert results["score"] == 0 and "rejected" in results["output"]
 
 
-def test_local_mode_compares_at_once_and_names_the_hint(toy_course, tmp_path):
+def test_local_mode_compares_at_once_and_names_the_hint(course_copy):
     """`pytest tests/<a>/public --impl DIR`: the same test file, checked immediately."""
-    import shutil
-    import subprocess
-    import sys
-    root = tmp_path / "course"
-    shutil.copytree(toy_course, root)
+    root = course_copy
     shutil.copy(Path(__file__).parent.parent / "conftest.py", root / "tests" / "conftest.py")
     init = root / "solutions/toy/__init__.py"
 
@@ -188,7 +190,6 @@ def test_local_mode_compares_at_once_and_names_the_hint(toy_course, tmp_path):
 
 
 def test_bulk_grades_resumes_and_reports(toy_course, tmp_path, monkeypatch):
-    import csv
     monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(toy_course))
     subs = tmp_path / "subs"
     long_solution = SOLUTION + "".join(f"\n\ndef helper_{i}(x):\n    return x * {i} + 1\n"
@@ -213,26 +214,20 @@ def test_bulk_grades_resumes_and_reports(toy_course, tmp_path, monkeypatch):
 
 def test_student_release_holds_no_answers_and_checks_locally(toy_course, tmp_path,
                                                              monkeypatch):
-    import subprocess
-    import sys
     monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(toy_course))
     dest = tmp_path / "release"
     assert cli.main(["release", str(dest)]) == 0
     files = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()}
     assert "tests/toy/goldens/public.json" in files and "starter/toy/__init__.py" in files
     assert not [f for f in files if f.startswith("solutions/") or "hidden" in f]
-    env = {**__import__("os").environ, "TRAINING_SYSTEMS_ROOT": str(dest)}
+    env = {**os.environ, "TRAINING_SYSTEMS_ROOT": str(dest)}
     result = subprocess.run([sys.executable, "-m", "autograder", "check", "toy"], env=env,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and "toy: 0 / 4" in result.stdout
 
 
-def test_golden_generation_fails_loudly_when_collection_fails(toy_course, tmp_path):
-    import shutil
-
-    from autograder.assignments import load
-    root = tmp_path / "course"
-    shutil.copytree(toy_course, root)
+def test_golden_generation_fails_loudly_when_collection_fails(course_copy):
+    root = course_copy
     (root / "tests/toy/public/test_dup.py").write_text(
         "from autograder.harness import graded\n\n@graded(points=1)\n"
         "def test_add(rec):\n    rec.exact('x', 1)\n")
