@@ -10,7 +10,9 @@ tests/<a>/inputs/<vis>.json (enters the sandbox): {id: encoded cases}
 from __future__ import annotations
 
 import json
+import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .assignments import VISIBILITIES, Assignment
@@ -100,11 +102,17 @@ def generate(assignment: Assignment, out_base: Path | None = None,
         timeouts = {t: spec["timeout"] for s in stores.values() for t, spec in s["tests"].items()
                     if spec["timeout"]}
         plan = [t for s in stores.values() for t in s["tests"]]
-        for mutant in load_mutants(assignment):
+
+        def run_mutant(mutant):
             with tempfile.TemporaryDirectory() as tmp:
                 impl = materialize(assignment, mutant, Path(tmp))
-                res = run_tests(assignment, impl, "replay", plan, timeouts=timeouts,
-                                inputs_base=base)
+                return run_tests(assignment, impl, "replay", plan, timeouts=timeouts,
+                                 inputs_base=base)
+
+        mutants = load_mutants(assignment)
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            results = list(pool.map(run_mutant, mutants))
+        for mutant, res in zip(mutants, results):
             for vis, store in stores.items():
                 values = _failing_values(assignment, store, inputs[vis], res)
                 store["mutants"][mutant.name] = {"hint": mutant.hint, "values": values}
