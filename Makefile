@@ -2,7 +2,7 @@
 PY      := .venv/bin/python
 STAMP   := .venv/.installed
 A       ?= minigrad
-SUB     ?= examples/minigrad-complete.zip
+SUB     ?= examples/complete.zip
 OUT     ?= out
 JOBS    ?= 2
 
