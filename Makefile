@@ -42,7 +42,7 @@ bench: setup
 	@for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 lint: setup
-	$(PY) -m ruff check autograder tests solutions starter bench
+	$(PY) -m ruff check autograder tests solutions starter bench assignments
 
 clean:
 	rm -rf out .venv *.egg-info
