@@ -115,7 +115,8 @@ def generate(assignment: Assignment, out_base: Path | None = None,
         for mutant, res in zip(mutants, results):
             for vis, store in stores.items():
                 values = _failing_values(assignment, store, inputs[vis], res)
-                store["mutants"][mutant.name] = {"hint": mutant.hint, "values": values}
+                store["mutants"][mutant.name] = {"hint": mutant.hint, "values": values,
+                                                 "fails": _failed_tests(store, res, values)}
     for vis, store in stores.items():
         path = assignment.goldens_path(vis, base)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -137,6 +138,18 @@ def _failing_values(assignment: Assignment, store: dict, inputs: dict, res) -> d
             if judge(spec, obs["value"], decoded, assignment.checks, obs["name"]) is not None:
                 values.setdefault(test_id, {})[obs["name"]] = obs["value"]
     return values
+
+
+def _failed_tests(store: dict, res, values: dict) -> list[str]:
+    """The tests this mutant fails: a wrong value, a missing one, an exception or a timeout."""
+    failed = []
+    for test_id, test in store["tests"].items():
+        rec = res.records[test_id]
+        recorded = {o["name"] for o in rec.obs}
+        if rec.status != "ended" or rec.outcome != "passed" or test_id in values \
+                or not set(test["observations"]) <= recorded:
+            failed.append(test_id)
+    return failed
 
 
 def stale_report(assignment: Assignment) -> list[str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import jsonschema
 
 from .assignments import Assignment
-from .goldens import stale_report
+from .goldens import load_store, stale_report
 from .grading import AssignmentGrade, grade_submission_root
 from .mutants import Mutant, load_mutants, materialize
 from .report import SCHEMA_PATH, results_json
@@ -59,6 +59,18 @@ def mutant_problems(assignment: Assignment, mutant: Mutant) -> list[str]:
     return problems
 
 
+def uncaught_tests(assignment: Assignment) -> list[str]:
+    """Graded tests that no mutant fails (per the mutant runs stored with the goldens): such a
+    test proves nothing until a classic bug fails it."""
+    problems = []
+    for vis in ("public", "hidden"):
+        store = load_store(assignment, vis)
+        failed = {t for m in store["mutants"].values() for t in m.get("fails", [])}
+        problems += [f"{vis} test {t} is failed by no mutant" for t in store["tests"]
+                     if t not in failed]
+    return problems
+
+
 def goldens_problems(assignment: Assignment) -> list[str]:
     return [f"stale goldens ({p}); run `make goldens`" for p in stale_report(assignment)]
 
@@ -67,7 +79,8 @@ def run_selftest(assignment: Assignment) -> bool:
     """All checks for one assignment, printed; True when all pass."""
     checks = [("goldens fresh", lambda: goldens_problems(assignment)),
               ("solutions 100%", lambda: solutions_problems(assignment)),
-              ("starter 0", lambda: starter_problems(assignment))]
+              ("starter 0", lambda: starter_problems(assignment)),
+              ("every test failed by a mutant", lambda: uncaught_tests(assignment))]
     checks += [(f"mutant {m.name}", lambda m=m: mutant_problems(assignment, m))
                for m in load_mutants(assignment)]
     ok = True
