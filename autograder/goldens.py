@@ -115,7 +115,8 @@ def generate(assignment: Assignment, out_base: Path | None = None,
         for mutant, res in zip(mutants, results):
             for vis, store in stores.items():
                 values = _failing_values(assignment, store, inputs[vis], res)
-                store["mutants"][mutant.name] = {"hint": mutant.hint, "values": values,
+                store["mutants"][mutant.name] = {"hint": mutant.hint,
+                                                 "values": _kept_for_hints(values),
                                                  "fails": _failed_tests(store, res, values)}
     for vis, store in stores.items():
         path = assignment.goldens_path(vis, base)
@@ -125,19 +126,28 @@ def generate(assignment: Assignment, out_base: Path | None = None,
 
 
 def _failing_values(assignment: Assignment, store: dict, inputs: dict, res) -> dict:
-    """A mutant's observed values, kept only where they fail the golden: a value that passes
-    can never make a hint fire, so storing it would only bloat the store."""
+    """A mutant's observed values that fail the golden ({test: {obs: value}}). A value that
+    passes can never make a hint fire, so it is not kept; nor is a huge one (it would bloat
+    the store), but its test still counts as failed (see _failed_tests)."""
     values: dict[str, dict] = {}
     for test_id, test in store["tests"].items():
         decoded = decode(inputs[test_id]) if test_id in inputs else None
         for obs in res.records[test_id].obs:
             spec = test["observations"].get(obs["name"])
-            if spec is None or obs["name"] in values.get(test_id, {}) \
-                    or len(json.dumps(obs["value"])) > MAX_MUTANT_VALUE_CHARS:
+            if spec is None or obs["name"] in values.get(test_id, {}):
                 continue
             if judge(spec, obs["value"], decoded, assignment.checks, obs["name"]) is not None:
                 values.setdefault(test_id, {})[obs["name"]] = obs["value"]
     return values
+
+
+def _kept_for_hints(values: dict) -> dict:
+    kept: dict[str, dict] = {}
+    for test_id, observed in values.items():
+        for name, value in observed.items():
+            if len(json.dumps(value)) <= MAX_MUTANT_VALUE_CHARS:
+                kept.setdefault(test_id, {})[name] = value
+    return kept
 
 
 def _failed_tests(store: dict, res, values: dict) -> list[str]:
