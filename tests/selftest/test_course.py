@@ -46,3 +46,8 @@ def test_bundled_examples_are_current():
     from autograder.examples import stale_examples
 
     assert stale_examples() == [], "run `python -m autograder examples`"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS, ids=lambda a: a.name)
+def test_every_graded_test_is_failed_by_a_mutant(assignment):
+    assert selftest.uncaught_tests(assignment) == []
