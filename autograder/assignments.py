@@ -98,7 +98,3 @@ def discover(root: Path | None = None) -> list[Assignment]:
     root = root or course_root()
     found = [load(p.parent.name, root) for p in (root / "tests").glob("*/assignment.toml")]
     return sorted(found, key=lambda a: a.number)
-
-
-def by_package(package: str, root: Path | None = None) -> Assignment | None:
-    return next((a for a in discover(root) if a.package == package), None)

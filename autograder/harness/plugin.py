@@ -114,10 +114,6 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
                "error": str(report.longreprtext)[-MAX_ERROR_CHARS:]})
 
 
-def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
-    pass
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     spec = _spec(item)
