@@ -7,7 +7,6 @@ results are written atomically, so a half-written file never counts as done.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import io
 import itertools
@@ -23,6 +22,10 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.progress import Progress
 
+from . import service
+from .report import write_results
+from .sandbox import SandboxPolicy
+
 SIMILARITY_THRESHOLD = 0.9
 SHINGLE = 8
 
@@ -36,22 +39,25 @@ def list_submissions(folder: Path) -> list[Path]:
                   if not p.name.startswith(".") and (p.is_dir() or p.suffix == ".zip"))
 
 
-def grade_one(submission: Path, assignment: str | None, out: Path) -> dict:
+def grade_one(submission: Path, assignment: str | None, out: Path,
+              policy: SandboxPolicy) -> dict:
     """Grade one student (quietly) and write OUT/<student>/results.json atomically."""
-    from .cli import cmd_grade
-
     target = out / student_name(submission)
     tmp = out / f".{student_name(submission)}.partial"
-    cmd_grade(argparse.Namespace(submission=str(submission), assignment=assignment,
-                                 out=str(tmp), quiet=True))
+    results = service.grade(submission, [assignment] if assignment else None, policy)
+    write_results(tmp, results.gradescope())
     target.mkdir(parents=True, exist_ok=True)
     os.replace(tmp / "results.json", target / "results.json")
     tmp.rmdir()
     return json.loads((target / "results.json").read_text())
 
 
-def run_bulk(folder: Path, assignment: str | None, out: Path, jobs: int) -> dict[str, dict]:
+def run_bulk(folder: Path, assignment: str | None, out: Path, jobs: int,
+             policy: SandboxPolicy | None = None) -> dict[str, dict]:
+    policy = policy or SandboxPolicy.create()
     console = Console()
+    for line in service.prepare(policy):
+        console.print(f"[yellow]{line}[/]")
     out.mkdir(parents=True, exist_ok=True)
     subs = list_submissions(folder)
     results: dict[str, dict] = {}
@@ -68,7 +74,7 @@ def run_bulk(folder: Path, assignment: str | None, out: Path, jobs: int) -> dict
     with Progress(console=console, transient=False) as progress, \
             ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         task = progress.add_task("grading", total=len(todo))
-        futures = {pool.submit(grade_one, s, assignment, out): s for s in todo}
+        futures = {pool.submit(grade_one, s, assignment, out, policy): s for s in todo}
         for fut in as_completed(futures):
             sub = futures[fut]
             try:

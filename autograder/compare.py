@@ -6,16 +6,15 @@ otherwise a one-line message. Nothing here trusts the observed value's type or s
 
 from __future__ import annotations
 
-import functools
-import json
+import dataclasses
 import math
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from .harness.plaindata import PlainDataError, Unencodable, decode
+from .store import ObservationSpec
 
 MAX_REPR = 120
 
@@ -92,10 +91,10 @@ def compare_close(observed: Any, expected: Any, atol: float, rtol: float) -> str
             f"expected {want!r} {tol}")
 
 
-def compare_value(spec: dict, observed: Any, expected: Any, ctx: SimpleNamespace | None,
+def compare_value(spec: ObservationSpec, observed: Any, expected: Any, ctx: SimpleNamespace | None,
                   checks: Any) -> str | None:
     """Judge one decoded observed value by its manifest spec."""
-    kind = spec["kind"]
+    kind = spec.kind
     if kind == "exact":
         if plain_equal(observed, expected):
             return None
@@ -108,11 +107,11 @@ def compare_value(spec: dict, observed: Any, expected: Any, ctx: SimpleNamespace
                     f"(lengths {len(observed)} and {len(expected)})")
         return f"got {short(observed)}, expected {short(expected)}"
     if kind == "close":
-        return compare_close(observed, expected, spec["atol"], spec["rtol"])
+        return compare_close(observed, expected, spec.atol, spec.rtol)
     if kind == "check":
-        fn = getattr(checks, spec["check"], None) if checks is not None else None
+        fn = getattr(checks, spec.check or "", None) if checks is not None else None
         if fn is None:
-            return f"named check '{spec['check']}' is missing from checks.py"
+            return f"named check '{spec.check}' is missing from checks.py"
         try:
             message = fn(observed, ctx)
         except Exception as e:  # noqa: BLE001 - a check that cannot read the value fails it
@@ -121,18 +120,18 @@ def compare_value(spec: dict, observed: Any, expected: Any, ctx: SimpleNamespace
     return f"unknown observation kind {kind!r}"
 
 
-def judge(spec: dict, observed_data: Any, inputs: Any, checks: Any, name: str) -> str | None:
+def judge(spec: ObservationSpec, observed_data: Any, inputs: Any, checks: Any, name: str) -> str | None:
     """Judge one encoded observation against its manifest spec (which holds `expected`)."""
     try:
         observed = decode(observed_data)
     except (PlainDataError, RecursionError) as e:
         return f"malformed observation ({e})"
-    expected = decode(spec["expected"])
+    expected = decode(spec.expected)
     ctx = SimpleNamespace(inputs=inputs, expected=expected, name=name)
     return compare_value(spec, observed, expected, ctx, checks)
 
 
-def matching_hints(spec: dict, observed_data: Any, mutant_values: list[tuple[str, Any]],
+def matching_hints(spec: ObservationSpec, observed_data: Any, mutant_values: list[tuple[str, Any]],
                    inputs: Any, checks: Any, name: str) -> list[str]:
     """Hints of every mutant whose value for this observation fails the golden and matches
     the student's observed value."""
@@ -147,8 +146,8 @@ def matching_hints(spec: dict, observed_data: Any, mutant_values: list[tuple[str
         mutant = decode(mutant_data)
         if _all_nonfinite(mutant):
             continue  # NaN/inf matches NaN/inf for any diverging bug: it names nothing
-        as_golden = {**spec, "expected": mutant_data}
-        if spec["kind"] == "check":
+        as_golden = dataclasses.replace(spec, expected=mutant_data)
+        if spec.kind == "check":
             same = plain_equal(observed, mutant)
         else:
             same = compare_value(as_golden, observed, mutant, None, checks) is None
@@ -161,31 +160,3 @@ def _all_nonfinite(value: Any) -> bool:
     arr = _numeric(value)
     return arr is not None and arr.dtype.kind == "f" and arr.size > 0 \
         and not np.isfinite(arr).any()
-
-
-@functools.cache
-def _local_stores(assignment_dir: Path, visibility: str):
-    """(assignment, goldens, inputs), read once per local pytest session."""
-    from .assignments import load
-
-    assignment = load(assignment_dir.name, assignment_dir.parent.parent)
-    store = json.loads(assignment.goldens_path(visibility).read_text(encoding="utf-8"))
-    inputs = json.loads(assignment.inputs_path(visibility).read_text(encoding="utf-8"))
-    return assignment, store, inputs
-
-
-def judge_local(assignment_dir: Path, visibility: str, test_id: str, obs: dict) -> str | None:
-    """Local mode (pytest run directly): compare one observation with the stored goldens."""
-    assignment, store, inputs_store = _local_stores(assignment_dir, visibility)
-    test = store["tests"].get(test_id)
-    if test is None or obs["name"] not in test["observations"]:
-        return f"no golden for {test_id}/{obs['name']}: run `make goldens`"
-    spec = test["observations"][obs["name"]]
-    inputs = decode(inputs_store[test_id]) if test_id in inputs_store else None
-    message = judge(spec, obs["value"], inputs, assignment.checks, obs["name"])
-    if message is None:
-        return None
-    mutants = [(m["hint"], m["values"][test_id][obs["name"]]) for m in store["mutants"].values()
-               if obs["name"] in m["values"].get(test_id, {})]
-    hints = matching_hints(spec, obs["value"], mutants, inputs, assignment.checks, obs["name"])
-    return f"{obs['name']}: {message}" + "".join(f"\nHint: {h}" for h in hints)

@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .assignments import VISIBILITIES, Assignment
+from .backends import get_backend
 from .compare import judge, matching_hints
-from .goldens import load_inputs, load_store
 from .harness.plaindata import PlainDataError, decode
 from .intake import find_package, stage, staging_dir
-from .runner import RunResult, TestRecord, run_tests
+from .runner import RunRequest, RunResult, TestRecord
+from .sandbox import SandboxPolicy
+from .store import GoldenStore, TestPlan, TestSpec, load_inputs, load_stores
 
 HIDDEN_FAILED = "Hidden test failed."
 
@@ -56,20 +58,22 @@ class AssignmentGrade:
 
 
 def grade_submission_root(assignment: Assignment, root: Path,
-                          visibilities: tuple[str, ...] = VISIBILITIES) -> AssignmentGrade:
+                          visibilities: tuple[str, ...] = VISIBILITIES,
+                          policy: SandboxPolicy | None = None) -> AssignmentGrade:
     """Grade the assignment's package found in `root` (at its root or one folder down)."""
+    policy = policy or SandboxPolicy.create()
     started = time.monotonic()
     package_dir = find_package(root, assignment.package)
     if package_dir is None:
         problem = (f"no '{assignment.package}' package found (expected a folder "
                    f"'{assignment.package}/' with __init__.py, at the top or one folder down)")
-        return _all_failed(assignment, visibilities, [problem], [], started)
+        return all_failed(assignment, visibilities, [problem], [], started)
     work = staging_dir()
     try:
         staged = stage(package_dir, assignment, work)
         if staged.problems:
-            return _all_failed(assignment, visibilities, staged.problems, staged.notes, started)
-        grade = grade_staged(assignment, work, visibilities)
+            return all_failed(assignment, visibilities, staged.problems, staged.notes, started)
+        grade = grade_staged(assignment, work, visibilities, policy)
         grade.notes[:0] = staged.notes
         grade.wall_s = time.monotonic() - started
         return grade
@@ -78,34 +82,33 @@ def grade_submission_root(assignment: Assignment, root: Path,
 
 
 def grade_staged(assignment: Assignment, impl_root: Path,
-                 visibilities: tuple[str, ...] = VISIBILITIES) -> AssignmentGrade:
+                 visibilities: tuple[str, ...] = VISIBILITIES,
+                 policy: SandboxPolicy | None = None) -> AssignmentGrade:
     """Run and judge an implementation already staged at impl_root/<package>."""
+    policy = policy or SandboxPolicy.create()
     started = time.monotonic()
-    stores = {v: load_store(assignment, v) for v in visibilities}
-    plan = [t for v in visibilities for t in stores[v]["tests"]]
-    timeouts = {t: spec["timeout"] for v in visibilities
-                for t, spec in stores[v]["tests"].items() if spec["timeout"]}
+    stores = load_stores(assignment, visibilities)
     # the trusted checks module may import heavy oracles (scipy, torch): load it meanwhile
     checks_loader = threading.Thread(target=lambda: assignment.checks, daemon=True)
     checks_loader.start()
-    result = run_tests(assignment, impl_root, "replay", plan, timeouts=timeouts,
-                       visibilities=visibilities,
-                       visibility_of={t: v for v in visibilities for t in stores[v]["tests"]})
+    request = RunRequest(assignment, impl_root, "replay", TestPlan.from_stores(stores), policy)
+    result = get_backend(policy.backend).run(request)
     checks_loader.join()
     tests = []
-    for vis in visibilities:
+    for vis, store in stores.items():
         inputs = load_inputs(assignment, vis)
-        for test_id, spec in stores[vis]["tests"].items():
-            tests.append(_judge_test(assignment, vis, test_id, spec, stores[vis]["mutants"],
-                                     inputs.get(test_id), result.records[test_id],
+        for test_id, spec in store.tests.items():
+            tests.append(_judge_test(assignment, store, spec, inputs.get(test_id),
+                                     result.records.get(test_id, TestRecord(test_id)),
                                      bool(result.collect_errors)))
     return AssignmentGrade(assignment, tests, problems=_dedupe(result.collect_errors),
                            wall_s=time.monotonic() - started, run=result)
 
 
-def _judge_test(assignment: Assignment, vis: str, test_id: str, spec: dict, mutants: dict,
-                inputs_data, rec: TestRecord, collect_failed: bool = False) -> TestResult:
-    result = TestResult(assignment.name, test_id, spec["file"], vis, spec["points"], False)
+def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_data,
+                rec: TestRecord, collect_failed: bool = False) -> TestResult:
+    vis, test_id = store.visibility, spec.id
+    result = TestResult(assignment.name, test_id, spec.file, vis, spec.points, False)
     try:
         inputs = decode(inputs_data) if inputs_data is not None else None
     except PlainDataError:
@@ -127,7 +130,7 @@ def _judge_test(assignment: Assignment, vis: str, test_id: str, spec: dict, muta
     elif rec.outcome != "passed":
         details.append(f"raised {rec.error}" if rec.error else "failed")
     all_match, missing = True, []
-    for name, ospec in spec["observations"].items():
+    for name, ospec in spec.observations.items():
         if name not in observed:
             all_match = False
             missing.append(name)
@@ -137,8 +140,7 @@ def _judge_test(assignment: Assignment, vis: str, test_id: str, spec: dict, muta
             continue
         all_match = False
         details.append(f"{name}: {message}")
-        values = [(m["hint"], m["values"][test_id][name]) for m in mutants.values()
-                  if name in m["values"].get(test_id, {})]
+        values = store.mutant_values(test_id, name)
         for hint in matching_hints(ospec, observed[name], values, inputs, assignment.checks,
                                    name):
             if hint not in result.hints:
@@ -180,11 +182,12 @@ def _student_message(vis: str, rec: TestRecord, details: list[str],
     return f"{HIDDEN_FAILED} An output did not match."
 
 
-def _all_failed(assignment: Assignment, visibilities, problems: list[str], notes: list[str],
-                started: float) -> AssignmentGrade:
+def all_failed(assignment: Assignment, visibilities: tuple[str, ...], problems: list[str],
+               notes: list[str], started: float) -> AssignmentGrade:
+    """Every test of the assignment failed, not run, for the first of `problems`."""
     tests = []
-    for vis in visibilities:
-        for test_id, spec in load_store(assignment, vis)["tests"].items():
-            tests.append(TestResult(assignment.name, test_id, spec["file"], vis, spec["points"],
+    for vis, store in load_stores(assignment, visibilities).items():
+        for test_id, spec in store.tests.items():
+            tests.append(TestResult(assignment.name, test_id, spec.file, vis, spec.points,
                                     False, "not run: " + problems[0]))
     return AssignmentGrade(assignment, tests, problems, notes, time.monotonic() - started)

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .assignments import VISIBILITIES, Assignment
-from .sandbox import RunSandbox
+from .sandbox import Capabilities, RunSandbox, SandboxPolicy, capabilities
+from .store import TestPlan
 
 HARNESS = Path(__file__).resolve().parent / "harness"
 _BUILTIN_EXCEPTIONS = {n for n, v in vars(builtins).items()
@@ -57,6 +58,36 @@ class RunResult:
     stderr_tail: str
     restarts: int
     wall_s: float
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One graded (or golden-generating) run of an assignment's tests on the package found in
+    `impl_root`. `mode` is 'gen' (trusted solutions: inputs from the generators, `plan` None:
+    every test collected) or 'replay' (stored inputs, the tests of `plan`)."""
+
+    assignment: Assignment
+    impl_root: Path
+    mode: str
+    plan: TestPlan | None
+    policy: SandboxPolicy
+    default_timeout: float | None = None  # per test; default: the assignment's
+    run_timeout: float | None = None  # whole run; default: the assignment's
+    inputs_base: Path | None = None  # where inputs/ is read or (gen) written
+    keep: bool = False  # keep run folders (debugging)
+
+    @property
+    def visibilities(self) -> tuple[str, ...]:
+        if self.plan is None:
+            return VISIBILITIES
+        present = set(self.plan.visibility_of.values())
+        return tuple(v for v in VISIBILITIES if v in present)
+
+    def test_timeout(self, test_id: str | None) -> float:
+        default = self.default_timeout or self.assignment.test_timeout
+        if self.plan is None or test_id is None:
+            return default
+        return self.plan.timeouts.get(test_id) or default
 
 
 class EventReader:
@@ -120,114 +151,202 @@ def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple
     return run
 
 
-def run_tests(assignment: Assignment, impl_root: Path, mode: str, plan: list[str] | None,
-              timeouts: dict[str, float] | None = None,
-              visibilities: tuple[str, ...] = VISIBILITIES,
-              inputs_base: Path | None = None, keep: bool = False,
-              default_timeout: float | None = None,
-              run_timeout: float | None = None,
-              visibility_of: dict[str, str] | None = None) -> RunResult:
-    """Run the assignment's tests on the package in `impl_root` (mode 'gen' or 'replay').
-    `plan` lists test ids to run (None: all collected, gen mode). Never raises for anything
-    the child does.
+def run_tests(request: RunRequest) -> RunResult:
+    """Run the request's tests in sandboxed children; never raises for anything a child does.
 
-    A graded replay runs public and hidden tests in separate run folders and children: the
-    public child never sees hidden tests or inputs (whatever it prints or raises may be shown
-    to the student), and nothing the hidden child writes is shown beyond a test's status."""
+    A graded replay runs public and hidden tests in separate run folders and children, side
+    by side: the public child never sees hidden tests or inputs (whatever it prints or raises
+    may be shown to the student), and nothing the hidden child writes is shown beyond a test's
+    status."""
     started = time.monotonic()
-    timeouts = timeouts or {}
-    default = default_timeout or assignment.test_timeout
-    records: dict[str, TestRecord] = {i: TestRecord(i) for i in plan or []}
-    collect_errors: list[str] = []
-    run_limit = run_timeout or assignment.run_timeout
-    run_deadline = started + run_limit
-    if SEPARATE_HIDDEN and mode == "replay" and plan is not None \
-            and {"public", "hidden"} <= set(visibilities):
+    deadline = started + (request.run_timeout or request.assignment.run_timeout)
+    caps = capabilities(request.policy)
+    visibilities = request.visibilities
+    if SEPARATE_HIDDEN and request.mode == "replay" and len(visibilities) > 1:
         groups = [(v,) for v in visibilities]
     else:
-        groups = [tuple(visibilities)]
-
-    def run_group(group: tuple[str, ...]) -> tuple[int, str]:
-        ids = None if plan is None else [
-            i for i in plan if visibility_of is None or visibility_of.get(i) in group]
-        if ids == []:
-            return 0, ""
-        redact = "hidden" in group and mode == "replay"
-        n, tail = _run_folder(assignment, impl_root, mode, ids, timeouts, group, inputs_base,
-                              keep, default, run_limit, run_deadline, records, collect_errors,
-                              redact)
-        return n, "" if redact else tail
-
-    if len(groups) > 1 and visibility_of is not None:
-        # public and hidden children run side by side: each sees only its own tests
-        with ThreadPoolExecutor(max_workers=len(groups)) as pool:
-            outcomes = list(pool.map(run_group, groups))
+        groups = [visibilities]
+    folders = [FolderRun(request, g, deadline, caps) for g in groups]
+    if len(folders) > 1:
+        with ThreadPoolExecutor(max_workers=len(folders)) as pool:
+            list(pool.map(FolderRun.run, folders))
     else:
-        outcomes = [run_group(g) for g in groups]
-    restarts = sum(n for n, _ in outcomes)
-    stderr_tail = next((t for _, t in outcomes if t), "")
-    return RunResult(records, collect_errors, stderr_tail, restarts,
-                     time.monotonic() - started)
+        for f in folders:
+            f.run()
+    records: dict[str, TestRecord] = {}
+    for f in folders:
+        records.update(f.records)
+    return RunResult(records, [e for f in folders for e in f.collect_errors],
+                     next((f.stderr_tail for f in folders if f.stderr_tail and not f.redact), ""),
+                     sum(f.restarts for f in folders), time.monotonic() - started)
 
 
-def _run_folder(assignment: Assignment, impl_root: Path, mode: str, remaining: list[str] | None,
-                timeouts: dict[str, float], visibilities: tuple[str, ...],
-                inputs_base: Path | None, keep: bool, default: float, run_limit: float,
-                run_deadline: float, records: dict[str, TestRecord], collect_errors: list[str],
-                redact: bool) -> tuple[int, str]:
-    """One run folder and its children (restarted after a crash). Returns (restarts, the last
-    child's stderr tail)."""
-    run = prepare_run_dir(assignment, impl_root, visibilities, inputs_base)
-    restarts, stderr_tail = 0, ""
-    box = None
-    try:
-        box = RunSandbox(run)
-        for attempt in range(MAX_RESTARTS + 1):
-            events_path = box.new_output_file(run / f"events-{attempt}.jsonl")
-            config = {
-                "mode": mode, "assignment": assignment.name, "events": str(events_path),
-                "lib": str(run / "lib"), "impl": str(run / "impl"), "workdir": str(run / "work"),
-                "rootdir": str(run / "tests"), "ini": str(run / "tests" / "pytest.ini"),
-                "inputs": {v: str(run / "inputs" / f"{v}.json") for v in VISIBILITIES},
-                "test_files": [str(run / "tests" / v / f.name) for v in visibilities
-                               for f in assignment.test_files(v)],
-                "plan": remaining, "forbidden": list(assignment.forbidden),
-            }
-            config_path = run / f"config-{attempt}.json"
-            config_path.write_text(json.dumps(config))
-            in_progress, finished, reason = _run_child(
-                box, run, events_path, config_path, attempt, records, timeouts, default,
-                collect_errors, run_deadline, redact,
-                None if remaining is None else frozenset(remaining))
-            stderr_tail = _tail(run / f"stderr-{attempt}")
-            if not keep:  # what a child wrote is read; free the disk at once
-                for name in (f"stdout-{attempt}", f"stderr-{attempt}", events_path.name):
-                    (run / name).unlink(missing_ok=True)
-            if in_progress is not None:
-                rec = records.setdefault(in_progress, TestRecord(in_progress))
-                rec.status = "timeout" if reason == "timeout" else "crashed"
-                rec.error = _crash_message(reason, timeouts.get(in_progress) or default,
-                                           "" if redact else stderr_tail)
-            if remaining is not None:
-                remaining = [i for i in remaining if records[i].status == "not_run"]
-            if finished or in_progress is None or not remaining or reason == "run_timeout":
-                if not finished and remaining and reason != "run_timeout":
-                    shown = "" if redact else stderr_tail
-                    collect_errors.append(
-                        ("the hidden tests' process" if redact else "the test process")
-                        + " exited before running these tests"
-                        + (f"; its last output:\n{shown[-800:]}" if shown else ""))
-                if reason == "run_timeout":
-                    collect_errors.append(f"the whole run exceeded its "
-                                          f"{run_limit:g} s limit")
+class FolderRun:
+    """One run folder and its children: a fresh child after a crash or timeout resumes with
+    the tests not yet run (at most MAX_RESTARTS times). Its records, collection errors,
+    restarts and last stderr tail are read after `run()`."""
+
+    def __init__(self, request: RunRequest, visibilities: tuple[str, ...], deadline: float,
+                 caps: Capabilities):
+        self.request, self.visibilities, self.deadline, self.caps = (request, visibilities,
+                                                                     deadline, caps)
+        plan = request.plan
+        self.remaining: list[str] | None = None if plan is None else [
+            i for i in plan.ids if plan.visibility_of.get(i) in visibilities]
+        self.records = {i: TestRecord(i) for i in self.remaining or []}
+        self.collect_errors: list[str] = []
+        self.restarts, self.stderr_tail = 0, ""
+        self.redact = "hidden" in visibilities and request.mode == "replay"
+
+    def run(self) -> FolderRun:
+        if self.remaining == []:
+            return self
+        req = self.request
+        run = prepare_run_dir(req.assignment, req.impl_root, self.visibilities, req.inputs_base)
+        box = None
+        try:
+            box = RunSandbox(run, req.policy, self.caps)
+            for attempt in range(MAX_RESTARTS + 1):
+                in_progress, finished, reason = self._child(box, run, attempt)
+                stderr_tail = _tail(run / f"stderr-{attempt}")
+                self.stderr_tail = "" if self.redact else stderr_tail
+                if not req.keep:  # what a child wrote is read; free the disk at once
+                    for name in (f"stdout-{attempt}", f"stderr-{attempt}",
+                                 f"events-{attempt}.jsonl"):
+                        (run / name).unlink(missing_ok=True)
+                if in_progress is not None:
+                    rec = self.records.setdefault(in_progress, TestRecord(in_progress))
+                    rec.status = "timeout" if reason == "timeout" else "crashed"
+                    rec.error = _crash_message(reason, req.test_timeout(in_progress),
+                                               self.stderr_tail)
+                if self.remaining is not None:
+                    self.remaining = [i for i in self.remaining
+                                      if self.records[i].status == "not_run"]
+                if finished or in_progress is None or not self.remaining \
+                        or reason == "run_timeout":
+                    self._note_stop(finished, reason)
+                    break
+                self.restarts += 1
+        finally:
+            if box is not None:
+                box.close()
+            if not req.keep:
+                shutil.rmtree(run, ignore_errors=True)
+        return self
+
+    def _note_stop(self, finished: bool, reason: str) -> None:
+        if not finished and self.remaining and reason != "run_timeout":
+            shown = self.stderr_tail
+            self.collect_errors.append(
+                ("the hidden tests' process" if self.redact else "the test process")
+                + " exited before running these tests"
+                + (f"; its last output:\n{shown[-800:]}" if shown else ""))
+        if reason == "run_timeout":
+            limit = self.request.run_timeout or self.request.assignment.run_timeout
+            self.collect_errors.append(f"the whole run exceeded its {limit:g} s limit")
+
+    def _config(self, run: Path, events: Path) -> dict:
+        req = self.request
+        return {
+            "mode": req.mode, "assignment": req.assignment.name, "events": str(events),
+            "lib": str(run / "lib"), "impl": str(run / "impl"), "workdir": str(run / "work"),
+            "rootdir": str(run / "tests"), "ini": str(run / "tests" / "pytest.ini"),
+            "inputs": {v: str(run / "inputs" / f"{v}.json") for v in VISIBILITIES},
+            "test_files": [str(run / "tests" / v / f.name) for v in self.visibilities
+                           for f in req.assignment.test_files(v)],
+            "plan": self.remaining, "forbidden": list(req.assignment.forbidden),
+        }
+
+    def _child(self, box: RunSandbox, run: Path, attempt: int):
+        """One child process. Returns (test id in progress when it stopped, saw 'done',
+        reason). Events about tests outside this folder's plan (another child's, or invented)
+        are ignored."""
+        req = self.request
+        events_path = box.new_output_file(run / f"events-{attempt}.jsonl")
+        config_path = run / f"config-{attempt}.json"
+        config_path.write_text(json.dumps(self._config(run, events_path)))
+        accept = None if self.remaining is None else frozenset(self.remaining)
+        cmd = box.command(run / "lib" / "autograder" / "harness" / "boot.py", config_path,
+                          [events_path], list(req.assignment.forbidden))
+        with open(run / f"stdout-{attempt}", "wb") as out, \
+                open(run / f"stderr-{attempt}", "wb") as err:
+            try:
+                proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.DEVNULL,
+                                        stdout=out, stderr=err, cwd=run / "work",
+                                        start_new_session=True,
+                                        preexec_fn=cmd.preexec)  # noqa: PLW1509 (None with prlimit)
+            except (OSError, subprocess.SubprocessError) as e:
+                self.collect_errors.append(f"the sandbox could not start the test process: {e}")
+                return None, False, "exit"
+        reader = EventReader(events_path)
+        current, finished, reason = None, False, "exit"
+        idle = req.test_timeout(None) + 20
+        idle_deadline = time.monotonic() + idle
+        test_deadline = None
+        try:
+            while True:
+                exited = proc.poll() is not None
+                for ev in reader.read():
+                    kind = ev["ev"]
+                    if kind in ("start", "end") and accept is not None \
+                            and ev.get("id") not in accept:
+                        continue
+                    if kind == "start" and isinstance(ev.get("id"), str):
+                        current = ev["id"]
+                        test_deadline = time.monotonic() + req.test_timeout(current)
+                    elif kind == "end" and isinstance(ev.get("id"), str):
+                        self._record_end(ev)
+                        current, test_deadline = None, None
+                        idle_deadline = time.monotonic() + idle
+                    elif kind == "collect_error":
+                        self._collect_error(ev)
+                    elif kind == "done":
+                        finished = True
+                if exited:
+                    break
+                now = time.monotonic()
+                if now > self.deadline:
+                    reason = "run_timeout"
+                elif test_deadline is not None and now > test_deadline:
+                    reason = "timeout"
+                elif current is None and now > idle_deadline:
+                    reason = "idle"
+                else:
+                    time.sleep(POLL_S)
+                    continue
                 break
-            restarts += 1
-    finally:
-        if box is not None:
-            box.close()
-        if not keep:
-            shutil.rmtree(run, ignore_errors=True)
-    return restarts, stderr_tail
+        finally:
+            _kill_group(proc)
+            box.after_child()
+        if finished and reason == "exit":
+            current = None
+        return current, finished, reason
+
+    def _collect_error(self, ev: dict) -> None:
+        if self.redact:
+            message = "a hidden test file could not be collected (details hidden)"
+            if message not in self.collect_errors:
+                self.collect_errors.append(message)
+        else:
+            self.collect_errors.append(f"{str(ev.get('file'))[:100]}: "
+                                       f"{str(ev.get('error'))[-1500:]}")
+
+    def _record_end(self, ev: dict) -> None:
+        test_id = ev["id"]
+        if self.redact and test_id not in self.records:
+            return  # a hidden run reports only the tests it was asked for
+        rec = self.records.setdefault(test_id, TestRecord(test_id))
+        if rec.status != "not_run":
+            return  # first report wins
+        rec.status = "ended"
+        rec.outcome = "passed" if ev.get("outcome") == "passed" else "failed"
+        rec.error = str(ev["error"])[:2000] if ev.get("error") else None
+        rec.error_type = str(ev["error_type"])[:100] if ev.get("error_type") else None
+        if self.redact and rec.error_type not in _BUILTIN_EXCEPTIONS:
+            rec.error_type = None  # a hidden test's failure may name only a builtin exception
+        rec.obs = ev.get("obs") if isinstance(ev.get("obs"), list) else []
+        rec.meta = ev.get("meta") if isinstance(ev.get("meta"), dict) else None
+        rec.inputs = ev.get("inputs")
 
 
 def _crash_message(reason: str, limit: float, stderr_tail: str) -> str:
@@ -237,89 +356,6 @@ def _crash_message(reason: str, limit: float, stderr_tail: str) -> str:
         return "stopped: the whole run exceeded its time limit"
     last = stderr_tail.strip().splitlines()[-1:] if stderr_tail.strip() else []
     return "the test process died during this test" + (f": {last[0][:300]}" if last else "")
-
-
-def _run_child(box: RunSandbox, run: Path, events_path: Path, config_path: Path, attempt: int,
-               records: dict[str, TestRecord], timeouts: dict[str, float], default: float,
-               collect_errors: list[str], run_deadline: float, redact: bool = False,
-               accept: frozenset[str] | None = None):
-    """One child process. Returns (test id in progress when it stopped, saw 'done', reason).
-    Events about tests outside `accept` (another child's, or invented) are ignored."""
-    cmd = box.command(run / "lib" / "autograder" / "harness" / "boot.py", config_path,
-                      [events_path])
-    with open(run / f"stdout-{attempt}", "wb") as out, open(run / f"stderr-{attempt}", "wb") as err:
-        try:
-            proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=err, cwd=run / "work", start_new_session=True,
-                                    preexec_fn=cmd.preexec)  # noqa: PLW1509 (None with prlimit)
-        except (OSError, subprocess.SubprocessError) as e:
-            collect_errors.append(f"the sandbox could not start the test process: {e}")
-            return None, False, "exit"
-    reader = EventReader(events_path)
-    current, finished, reason = None, False, "exit"
-    idle_deadline = time.monotonic() + default + 20
-    test_deadline = None
-    try:
-        while True:
-            exited = proc.poll() is not None
-            for ev in reader.read():
-                kind = ev["ev"]
-                if kind in ("start", "end") and accept is not None and ev.get("id") not in accept:
-                    continue
-                if kind == "start" and isinstance(ev.get("id"), str):
-                    current = ev["id"]
-                    limit = timeouts.get(current) or default
-                    test_deadline = time.monotonic() + limit
-                elif kind == "end" and isinstance(ev.get("id"), str):
-                    _record_end(records, ev, redact)
-                    current, test_deadline = None, None
-                    idle_deadline = time.monotonic() + default + 20
-                elif kind == "collect_error" and redact:
-                    message = "a hidden test file could not be collected (details hidden)"
-                    if message not in collect_errors:
-                        collect_errors.append(message)
-                elif kind == "collect_error":
-                    collect_errors.append(f"{str(ev.get('file'))[:100]}: "
-                                          f"{str(ev.get('error'))[-1500:]}")
-                elif kind == "done":
-                    finished = True
-            if exited:
-                break
-            now = time.monotonic()
-            if now > run_deadline:
-                reason = "run_timeout"
-            elif test_deadline is not None and now > test_deadline:
-                reason = "timeout"
-            elif current is None and now > idle_deadline:
-                reason = "idle"
-            else:
-                time.sleep(POLL_S)
-                continue
-            break
-    finally:
-        _kill_group(proc)
-        box.after_child()
-    if finished and reason == "exit":
-        current = None
-    return current, finished, reason
-
-
-def _record_end(records: dict[str, TestRecord], ev: dict, redact: bool = False) -> None:
-    test_id = ev["id"]
-    if redact and test_id not in records:
-        return  # a hidden run reports only the tests it was asked for
-    rec = records.setdefault(test_id, TestRecord(test_id))
-    if rec.status != "not_run":
-        return  # first report wins
-    rec.status = "ended"
-    rec.outcome = "passed" if ev.get("outcome") == "passed" else "failed"
-    rec.error = str(ev["error"])[:2000] if ev.get("error") else None
-    rec.error_type = str(ev["error_type"])[:100] if ev.get("error_type") else None
-    if redact and rec.error_type not in _BUILTIN_EXCEPTIONS:
-        rec.error_type = None  # a hidden test's failure may name only a builtin exception
-    rec.obs = ev.get("obs") if isinstance(ev.get("obs"), list) else []
-    rec.meta = ev.get("meta") if isinstance(ev.get("meta"), dict) else None
-    rec.inputs = ev.get("inputs")
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

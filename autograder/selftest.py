@@ -14,10 +14,12 @@ from pathlib import Path
 import jsonschema
 
 from .assignments import Assignment
-from .goldens import load_store, stale_report
+from .goldens import stale_report
 from .grading import AssignmentGrade, grade_submission_root
 from .mutants import Mutant, load_mutants, materialize
 from .report import SCHEMA_PATH, results_json
+from .sandbox import SandboxPolicy
+from .store import load_store
 
 
 def schema_problems(grades: list[AssignmentGrade]) -> list[str]:
@@ -29,8 +31,8 @@ def schema_problems(grades: list[AssignmentGrade]) -> list[str]:
     return []
 
 
-def solutions_problems(assignment: Assignment) -> list[str]:
-    grade = grade_submission_root(assignment, assignment.solutions)
+def solutions_problems(assignment: Assignment, policy: SandboxPolicy | None = None) -> list[str]:
+    grade = grade_submission_root(assignment, assignment.solutions, policy=policy)
     problems = schema_problems([grade])
     if grade.score != grade.max_score or grade.max_score == 0:
         failed = [f"{t.id}: {t.message}" for t in grade.tests if not t.passed]
@@ -38,8 +40,8 @@ def solutions_problems(assignment: Assignment) -> list[str]:
     return problems
 
 
-def starter_problems(assignment: Assignment) -> list[str]:
-    grade = grade_submission_root(assignment, assignment.starter)
+def starter_problems(assignment: Assignment, policy: SandboxPolicy | None = None) -> list[str]:
+    grade = grade_submission_root(assignment, assignment.starter, policy=policy)
     problems = schema_problems([grade])
     passed = [t.id for t in grade.tests if t.passed]
     if grade.score != 0:
@@ -47,9 +49,11 @@ def starter_problems(assignment: Assignment) -> list[str]:
     return problems
 
 
-def mutant_problems(assignment: Assignment, mutant: Mutant) -> list[str]:
+def mutant_problems(assignment: Assignment, mutant: Mutant,
+                    policy: SandboxPolicy | None = None) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
-        grade = grade_submission_root(assignment, materialize(assignment, mutant, Path(tmp)))
+        grade = grade_submission_root(assignment, materialize(assignment, mutant, Path(tmp)),
+                                      policy=policy)
     problems = []
     if grade.score >= grade.max_score:
         problems.append(f"mutant {mutant.name} is not caught: it scores full marks")
@@ -65,23 +69,23 @@ def uncaught_tests(assignment: Assignment) -> list[str]:
     problems = []
     for vis in ("public", "hidden"):
         store = load_store(assignment, vis)
-        failed = {t for m in store["mutants"].values() for t in m.get("fails", [])}
-        problems += [f"{vis} test {t} is failed by no mutant" for t in store["tests"]
+        failed = {t for m in store.mutants.values() for t in m.fails}
+        problems += [f"{vis} test {t} is failed by no mutant" for t in store.tests
                      if t not in failed]
     return problems
 
 
-def goldens_problems(assignment: Assignment) -> list[str]:
-    return [f"stale goldens ({p}); run `make goldens`" for p in stale_report(assignment)]
+def goldens_problems(assignment: Assignment, policy: SandboxPolicy | None = None) -> list[str]:
+    return [f"stale goldens ({p}); run `make goldens`" for p in stale_report(assignment, policy)]
 
 
-def run_selftest(assignment: Assignment) -> bool:
+def run_selftest(assignment: Assignment, policy: SandboxPolicy | None = None) -> bool:
     """All checks for one assignment, printed; True when all pass."""
-    checks = [("goldens fresh", lambda: goldens_problems(assignment)),
-              ("solutions 100%", lambda: solutions_problems(assignment)),
-              ("starter 0", lambda: starter_problems(assignment)),
+    checks = [("goldens fresh", lambda: goldens_problems(assignment, policy)),
+              ("solutions 100%", lambda: solutions_problems(assignment, policy)),
+              ("starter 0", lambda: starter_problems(assignment, policy)),
               ("every test failed by a mutant", lambda: uncaught_tests(assignment))]
-    checks += [(f"mutant {m.name}", lambda m=m: mutant_problems(assignment, m))
+    checks += [(f"mutant {m.name}", lambda m=m: mutant_problems(assignment, m, policy))
                for m in load_mutants(assignment)]
     ok = True
     for label, check in checks:

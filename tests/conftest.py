@@ -1,4 +1,4 @@
 """Local mode: `pytest tests/<assignment>/public --impl starter` runs graded tests directly,
-comparing each observation at once with the public goldens."""
+comparing each observation at once with the public goldens (autograder/local.py)."""
 
-pytest_plugins = ["autograder.harness.plugin"]
+pytest_plugins = ["autograder.local"]

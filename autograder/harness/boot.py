@@ -33,11 +33,10 @@ def main() -> int:
 
     from autograder.harness import plugin
 
-    plugin.CONFIG = cfg
     args = [*cfg["test_files"], "-q", "-p", "no:cacheprovider", "--rootdir", cfg["rootdir"],
             "-c", cfg["ini"], "--import-mode=importlib", "--tb=short", "--no-header",
             "-p", "no:pastebin", "-p", "no:legacypath"]
-    return int(pytest.main(args, plugins=[plugin]))
+    return int(pytest.main(args, plugins=[plugin, plugin.GradedRun(cfg)]))
 
 
 if __name__ == "__main__":

@@ -1,20 +1,23 @@
 """pytest plugin that runs graded tests and records what they observed.
 
-Modes (set by the process that starts pytest):
-- ``gen``: golden generation on trusted code: inputs come from each test's ``cases(rng)``;
-  the events carry inputs, metadata and observations.
-- ``replay``: a graded run: inputs come from the stored inputs file; events carry observations.
-- local (no CONFIG, pytest run directly via tests/conftest.py): stored public inputs, and each
-  observation is compared at once with the public goldens (the parent's checker code).
+`GradedRun` is the plugin object, one per pytest session, its state on the instance; it is
+reachable from fixtures through `config.stash[GRADED_RUN]`. Who registers it sets the mode:
+- ``gen`` (boot.py, config["mode"]): golden generation on trusted code: inputs come from each
+  test's ``cases(rng)``; the events carry inputs, metadata and observations.
+- ``replay`` (boot.py): a graded run: inputs come from the stored inputs file; events carry
+  observations.
+- local (autograder/local.py, config None): pytest run directly; stored public inputs, and each
+  observation goes to the `local_checker` given (the parent's comparison, which lives outside
+  this package: nothing here imports the rest of the engine).
 
-Events are JSON lines appended to CONFIG["events"]: start, end, collect_error, done.
+Events are JSON lines appended to config["events"]: start, end, collect_error, done.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +27,9 @@ import pytest
 from . import GradedSpec, Recorder
 from .plaindata import decode, encode
 
-CONFIG: dict | None = None
 MAX_ERROR_CHARS = 2000
-
-_recorders: dict[str, Recorder] = {}
-_inputs_cache: dict[str, dict] = {}
-_generated: dict[str, Any] = {}
-_errors: dict[str, str] = {}
-_error_types: dict[str, str] = {}
+# (test id, assignment folder, visibility) -> a function called with each observation
+LocalChecker = Callable[[str, Path, str], Callable[[dict], None]]
 
 
 def case_seed(assignment: str, test_id: str) -> int:
@@ -39,179 +37,162 @@ def case_seed(assignment: str, test_id: str) -> int:
     return zlib.crc32(f"{assignment}/{test_id}".encode())
 
 
-def _emit(event: dict) -> None:
-    if CONFIG is None:
-        return
-    with open(CONFIG["events"], "a", encoding="utf-8") as f:
-        f.write(json.dumps(event, allow_nan=False) + "\n")
-
-
-def _spec(item: pytest.Item) -> GradedSpec | None:
+def graded_spec(item: pytest.Item) -> GradedSpec | None:
     return getattr(getattr(item, "function", None), "_graded", None)
 
 
-def _visibility(path: Path) -> str:
+def visibility_of(path: Path) -> str:
     return "hidden" if path.parent.name == "hidden" else "public"
 
 
-def _assignment_dir(path: Path) -> Path:
+def assignment_dir(path: Path) -> Path:
     return path.parent.parent
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--impl", default=None,
-                     help="folder holding the implementation package (local mode)")
+class GradedRun:
+    """The recording plugin of one pytest session (see the module docstring)."""
 
+    def __init__(self, config: dict | None, local_checker: LocalChecker | None = None):
+        self.config = config
+        self.local_checker = local_checker
+        self.recorders: dict[str, Recorder] = {}
+        self.inputs_cache: dict[str, dict] = {}
+        self.generated: dict[str, Any] = {}
+        self.errors: dict[str, str] = {}
+        self.error_types: dict[str, str] = {}
 
-def pytest_configure(config: pytest.Config) -> None:
-    impl = config.getoption("--impl", default=None)
-    if CONFIG is None and impl:
-        sys.path.insert(0, str(Path(impl).resolve()))
+    @property
+    def local(self) -> bool:
+        return self.config is None
 
-
-def pytest_collectstart(collector: pytest.Collector) -> None:
-    """Local mode: a graded test file can import its assignment's `common` module."""
-    path = getattr(collector, "path", None)
-    if CONFIG is None and path is not None and path.parent.name in ("public", "hidden"):
-        folder = _assignment_dir(Path(path))
-        if not (folder / "common.py").exists():
+    def emit(self, event: dict) -> None:
+        if self.config is None:
             return
-        loaded = sys.modules.get("common")
-        if loaded is not None and Path(getattr(loaded, "__file__", "")).parent != folder:
-            del sys.modules["common"]  # another assignment's; its test modules keep theirs
-        if str(folder) in sys.path:
-            sys.path.remove(str(folder))
-        sys.path.insert(0, str(folder))
+        with open(self.config["events"], "a", encoding="utf-8") as f:
+            f.write(json.dumps(event, allow_nan=False) + "\n")
 
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.stash[GRADED_RUN] = self
 
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
-                                  items: list[pytest.Item]) -> None:
-    plan = None if CONFIG is None else CONFIG.get("plan")
-    keep, seen = [], set()
-    for item in items:
-        spec = _spec(item)
-        if spec is not None and spec.id in seen:
-            raise pytest.UsageError(f"two graded tests share the id {spec.id!r}")
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
+                                      items: list[pytest.Item]) -> None:
+        plan = None if self.config is None else self.config.get("plan")
+        keep, seen = [], set()
+        for item in items:
+            spec = graded_spec(item)
+            if spec is not None and spec.id in seen:
+                raise pytest.UsageError(f"two graded tests share the id {spec.id!r}")
+            if spec is not None:
+                seen.add(spec.id)
+            if spec is None:
+                if self.local:
+                    keep.append(item)  # local mode: ordinary tests run as usual
+                continue
+            if hasattr(item, "callspec"):
+                raise pytest.UsageError(f"graded test {spec.id} is parametrized: loop over cases")
+            if plan is None or spec.id in plan:
+                keep.append(item)
+        deselected = [i for i in items if i not in keep]
+        if deselected and not self.local:
+            config.hook.pytest_deselected(items=deselected)
+        items[:] = keep
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.emit({"ev": "collect_error", "file": Path(str(report.fspath)).name,
+                       "error": str(report.longreprtext)[-MAX_ERROR_CHARS:]})
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        spec = graded_spec(item)
         if spec is not None:
-            seen.add(spec.id)
+            self.emit({"ev": "start", "id": spec.id})
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        outcome = yield
+        report = outcome.get_result()
+        spec = graded_spec(item)
         if spec is None:
-            if CONFIG is None:
-                keep.append(item)  # local mode: ordinary tests run as usual
-            continue
-        if hasattr(item, "callspec"):
-            raise pytest.UsageError(f"graded test {spec.id} is parametrized: loop over cases")
-        if plan is None or spec.id in plan:
-            keep.append(item)
-    deselected = [i for i in items if i not in keep]
-    if deselected and CONFIG is not None:
-        config.hook.pytest_deselected(items=deselected)
-    items[:] = keep
+            return
+        if report.failed and spec.id not in self.errors:
+            excinfo = call.excinfo
+            if excinfo is not None:
+                where = ""
+                tb = excinfo.traceback
+                if len(tb):
+                    entry = tb[-1]
+                    where = f" at {Path(str(entry.path)).name}:{entry.lineno + 1}"
+                self.errors[spec.id] = excinfo.exconly()[:MAX_ERROR_CHARS] + where
+                self.error_types[spec.id] = excinfo.typename
+            else:
+                self.errors[spec.id] = str(report.longreprtext)[-MAX_ERROR_CHARS:]
+        if report.when == "teardown":
+            self.finish(item, spec)
 
+    def finish(self, item: pytest.Item, spec: GradedSpec) -> None:
+        rec = self.recorders.pop(item.nodeid, None)
+        event = {"ev": "end", "id": spec.id,
+                 "outcome": "failed" if spec.id in self.errors else "passed",
+                 "error": self.errors.get(spec.id), "error_type": self.error_types.get(spec.id),
+                 "obs": rec.observations if rec else []}
+        if self.config is not None and self.config["mode"] == "gen":
+            path = Path(str(item.path))
+            event["meta"] = {"points": spec.points, "timeout": spec.timeout,
+                             "visibility": visibility_of(path), "file": path.name}
+            event["inputs"] = self.generated.get(spec.id)
+        self.emit(event)
 
-def pytest_collectreport(report: pytest.CollectReport) -> None:
-    if report.failed:
-        _emit({"ev": "collect_error", "file": Path(str(report.fspath)).name,
-               "error": str(report.longreprtext)[-MAX_ERROR_CHARS:]})
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.emit({"ev": "done"})
 
+    def load_inputs(self, path: Path) -> dict:
+        key = str(path)
+        if key not in self.inputs_cache:
+            self.inputs_cache[key] = (json.loads(path.read_text(encoding="utf-8"))
+                                      if path.exists() else {})
+        return self.inputs_cache[key]
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    spec = _spec(item)
-    if spec is not None:
-        _emit({"ev": "start", "id": spec.id})
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
-    outcome = yield
-    report = outcome.get_result()
-    spec = _spec(item)
-    if spec is None:
-        return
-    if report.failed and spec.id not in _errors:
-        excinfo = call.excinfo
-        if excinfo is not None:
-            where = ""
-            tb = excinfo.traceback
-            if len(tb):
-                entry = tb[-1]
-                where = f" at {Path(str(entry.path)).name}:{entry.lineno + 1}"
-            _errors[spec.id] = (excinfo.exconly()[:MAX_ERROR_CHARS] + where)
-            _error_types[spec.id] = excinfo.typename
+    def cases_for(self, spec: GradedSpec, path: Path) -> Any:
+        if self.config is not None and self.config["mode"] == "gen":
+            rng = np.random.default_rng(case_seed(self.config["assignment"], spec.id))
+            data = encode(spec.cases(rng))
+            self.generated[spec.id] = data
+            return decode(data)
+        if self.config is not None:
+            store = self.load_inputs(Path(self.config["inputs"][visibility_of(path)]))
         else:
-            _errors[spec.id] = str(report.longreprtext)[-MAX_ERROR_CHARS:]
-    if report.when == "teardown":
-        _finish(item, spec)
+            store = self.load_inputs(assignment_dir(path) / "inputs" / f"{visibility_of(path)}.json")
+        if spec.id not in store:
+            raise RuntimeError(f"no stored inputs for {spec.id}: run `make goldens`")
+        return decode(store[spec.id])
+
+    def recorder_for(self, spec: GradedSpec, item: pytest.Item) -> Recorder:
+        on_record = None
+        if self.local and self.local_checker is not None:
+            path = Path(str(item.path))
+            on_record = self.local_checker(spec.id, assignment_dir(path), visibility_of(path))
+        recorder = Recorder(spec.id, on_record)
+        self.recorders[item.nodeid] = recorder
+        return recorder
 
 
-def _finish(item: pytest.Item, spec: GradedSpec) -> None:
-    rec = _recorders.pop(item.nodeid, None)
-    event = {"ev": "end", "id": spec.id,
-             "outcome": "failed" if spec.id in _errors else "passed",
-             "error": _errors.get(spec.id), "error_type": _error_types.get(spec.id),
-             "obs": rec.observations if rec else []}
-    if CONFIG is not None and CONFIG["mode"] == "gen":
-        path = Path(str(item.path))
-        event["meta"] = {"points": spec.points, "timeout": spec.timeout,
-                         "visibility": _visibility(path), "file": path.name}
-        event["inputs"] = _generated.get(spec.id)
-    _emit(event)
-
-
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    _emit({"ev": "done"})
-
-
-def _load_inputs(path: Path) -> dict:
-    key = str(path)
-    if key not in _inputs_cache:
-        _inputs_cache[key] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    return _inputs_cache[key]
+GRADED_RUN = pytest.StashKey[GradedRun]()
 
 
 @pytest.fixture
 def cases(request: pytest.FixtureRequest) -> Any:
     """The test's stored inputs (generated from its seed at golden time)."""
-    spec = _spec(request.node)
+    spec = graded_spec(request.node)
     if spec is None or spec.cases is None:
         return None
-    path = Path(str(request.node.path))
-    if CONFIG is not None and CONFIG["mode"] == "gen":
-        rng = np.random.default_rng(case_seed(CONFIG["assignment"], spec.id))
-        data = encode(spec.cases(rng))
-        _generated[spec.id] = data
-        return decode(data)
-    if CONFIG is not None:
-        store = _load_inputs(Path(CONFIG["inputs"][_visibility(path)]))
-    else:
-        store = _load_inputs(_assignment_dir(path) / "inputs" / f"{_visibility(path)}.json")
-    if spec.id not in store:
-        raise RuntimeError(f"no stored inputs for {spec.id}: run `make goldens`")
-    return decode(store[spec.id])
+    return request.config.stash[GRADED_RUN].cases_for(spec, Path(str(request.node.path)))
 
 
 @pytest.fixture
 def rec(request: pytest.FixtureRequest) -> Recorder:
     """The recorder of this test's observations."""
-    spec = _spec(request.node)
+    spec = graded_spec(request.node)
     if spec is None:
         raise RuntimeError("`rec` is only for @graded tests")
-    on_record = None
-    if CONFIG is None:
-        path = Path(str(request.node.path))
-        on_record = _local_checker(spec.id, _assignment_dir(path), _visibility(path))
-    recorder = Recorder(spec.id, on_record)
-    _recorders[request.node.nodeid] = recorder
-    return recorder
-
-
-def _local_checker(test_id: str, assignment_dir: Path, visibility: str):
-    """Local mode: compare each observation at once, with the parent's checker code."""
-    from autograder.compare import judge_local  # trusted code; local mode runs no sandbox
-
-    def on_record(obs: dict) -> None:
-        message = judge_local(assignment_dir, visibility, test_id, obs)
-        if message:
-            raise AssertionError(message)
-
-    return on_record
+    return request.config.stash[GRADED_RUN].recorder_for(spec, request.node)

@@ -27,6 +27,7 @@ from autograder import cli, sandbox
 from autograder.assignments import ROOT_VARIABLE
 from autograder.grading import grade_submission_root
 from autograder.intake import REFUSED_NAMES
+from autograder.sandbox.uids import SLOT_UID_BASE, SLOTS
 
 HERE = Path(__file__).parent
 CORPUS_DIR = HERE / "adversarial"
@@ -63,8 +64,14 @@ ALSO = {
 }
 
 
+def policy(mode: str = "auto") -> sandbox.SandboxPolicy:
+    """The policy a command line with `--isolation mode` makes (AUTOGRADER_SANDBOX_DISABLE
+    read now)."""
+    return sandbox.SandboxPolicy.create(mode)
+
+
 def covered(attack: str) -> tuple[bool, str]:
-    caps = sandbox.capabilities()
+    caps = sandbox.capabilities(policy())
     have = {"engine"} | {layer for layer in sandbox.LAYERS if getattr(caps, layer)}
     need = sandbox.ATTACKS[attack]
     if have & set(need):
@@ -119,13 +126,6 @@ class Host:
     def close(self) -> None:
         self.server.close()
         shutil.rmtree(self.dir, ignore_errors=True)
-
-
-@pytest.fixture(autouse=True)
-def sandboxed(monkeypatch):
-    """Every test here runs with the default isolation, whatever ran before it."""
-    monkeypatch.setattr(sandbox, "_mode", None)
-    monkeypatch.setenv(sandbox.ENV_MODE, "auto")
 
 
 @pytest.fixture(scope="module")
@@ -325,26 +325,26 @@ def test_refused_files_are_named_and_not_staged(toy, tmp_path):
 
 def test_missing_layers_are_reported_with_uncovered_attacks(monkeypatch):
     monkeypatch.setenv(sandbox.ENV_DISABLE, "namespaces,cgroup")
-    lines = sandbox.report_lines("auto")
+    lines = sandbox.report_lines(policy("auto"))
     text = "\n".join(lines)
     assert "missing layer 'namespaces'" in text and "missing layer 'cgroup'" in text
     assert "network connections" in text and "NOT stopped" in text
     with pytest.raises(sandbox.IsolationError):
-        sandbox.require("strict")
-    assert sandbox.report_lines("none")[0].startswith("WARNING: isolation is OFF")
+        sandbox.require(policy("strict"))
+    assert sandbox.report_lines(policy("none"))[0].startswith("WARNING: isolation is OFF")
 
 
 def test_full_isolation_here_or_say_why():
-    caps = sandbox.capabilities()
+    caps = sandbox.capabilities(policy())
     if not caps.full():
-        pytest.skip("this machine lacks layers: " + "; ".join(sandbox.report_lines("auto")))
-    assert sandbox.report_lines("auto") == [] or not caps.cgroup
-    sandbox.require("strict")
+        pytest.skip("this machine lacks layers: " + "; ".join(sandbox.report_lines(policy())))
+    assert sandbox.report_lines(policy()) == [] or not caps.cgroup
+    sandbox.require(policy("strict"))
 
 
 def test_child_view_of_the_host(toy, tmp_path, host):
     """What the child sees: no /root home, no repository, no goldens; loopback only; its uid."""
-    if not sandbox.capabilities().namespaces:
+    if not sandbox.capabilities(policy()).namespaces:
         pytest.skip(covered("network connections")[1])
     probe = f'''
 import json, os, resource, socket, sys
@@ -368,25 +368,19 @@ raise RuntimeError("SEEN" + json.dumps(seen))
     assert seen["root"] in (None, [".pyenv"], [])
     assert seen["loopback"] is True
     if os.geteuid() == 0:
-        assert seen["uid"] >= sandbox.SLOT_UID_BASE
+        assert seen["uid"] >= SLOT_UID_BASE
     assert "PYTEST_DISABLE_PLUGIN_AUTOLOAD" in seen["env"]
-    assert seen["as"] == sandbox.ADDRESS_SPACE_LIMIT
-    assert seen["fsize"] == sandbox.FILE_SIZE_LIMIT
+    limits = sandbox.Limits()
+    assert seen["as"] == limits.address_space
+    assert seen["fsize"] == limits.file_size
     if os.geteuid() == 0:
-        assert seen["nproc"] == sandbox.PROCESSES
+        assert seen["nproc"] == limits.processes
     assert not [v for v in seen["env"] if "AUTOGRADER" in v or "GITHUB" in v or "CI" == v]
-
-
-@pytest.fixture
-def isolation_reset(monkeypatch):
-    """Undo any mode the CLI sets (it is process-wide): teardown restores env and module."""
-    monkeypatch.setattr(sandbox, "_mode", None)
-    monkeypatch.setenv(sandbox.ENV_MODE, "auto")
 
 
 def test_each_run_gets_its_own_cgroup_and_uid(toy, tmp_path):
     """While a child runs, it sits in its run's cgroup (memory + pids limits) under its uid."""
-    caps = sandbox.capabilities()
+    caps = sandbox.capabilities(policy())
     if not (caps.cgroup and caps.user):
         pytest.skip("no cgroup or user layer here: " + "; ".join(caps.why.values()))
     seen: dict = {}
@@ -409,9 +403,9 @@ def test_each_run_gets_its_own_cgroup_and_uid(toy, tmp_path):
         mp.setattr(sandbox.RunSandbox, "after_child", spy)
         grade_submission_root(toy, submission(tmp_path, source, "slow"), ("public",))
     assert seen["pids"], "the child was not in the run's cgroup"
-    assert sandbox.SLOT_UID_BASE <= max(seen["uids"]) < sandbox.SLOT_UID_BASE + sandbox.SLOTS
-    assert str(sandbox.MEMORY_LIMIT) in seen["limits"]
-    assert str(sandbox.PIDS_LIMIT) in seen["limits"]
+    assert SLOT_UID_BASE <= max(seen["uids"]) < SLOT_UID_BASE + SLOTS
+    assert str(sandbox.Limits().memory) in seen["limits"]
+    assert str(sandbox.Limits().pids) in seen["limits"]
     assert not any(os.path.exists(d) for d in seen["dirs"])
 
 
@@ -434,7 +428,7 @@ def test_fallback_without_namespaces_still_stops(name, toy, tmp_path, host, monk
 
 
 def test_cli_strict_refuses_without_full_isolation(tmp_path, monkeypatch, toy_course,
-                                                   isolation_reset, capsys):
+                                                   capsys):
     monkeypatch.setenv(ROOT_VARIABLE, str(toy_course))
     monkeypatch.setenv(sandbox.ENV_DISABLE, "namespaces")
     sub = submission(tmp_path, SOLUTION, "s")
@@ -442,7 +436,6 @@ def test_cli_strict_refuses_without_full_isolation(tmp_path, monkeypatch, toy_co
     assert cli.main(["grade", str(sub), "--isolation", "strict", "--out", str(out)]) == 2
     assert not (out / "results.json").exists()
     assert "refusing" in capsys.readouterr().err
-    monkeypatch.setattr(sandbox, "_mode", None)
     assert cli.main(["grade", str(sub), "--isolation", "auto", "--out", str(out)]) == 0
     results = json.loads((out / "results.json").read_text())
     assert results["score"] == FULL
@@ -450,7 +443,7 @@ def test_cli_strict_refuses_without_full_isolation(tmp_path, monkeypatch, toy_co
     assert "network connections" in results["output"]
 
 
-def test_cli_none_says_isolation_is_off(tmp_path, monkeypatch, toy_course, isolation_reset):
+def test_cli_none_says_isolation_is_off(tmp_path, monkeypatch, toy_course):
     monkeypatch.setenv(ROOT_VARIABLE, str(toy_course))
     out = tmp_path / "out"
     sub = submission(tmp_path, SOLUTION, "s")

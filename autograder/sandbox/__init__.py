@@ -1,0 +1,19 @@
+"""How the graded child process is started: its command line, user, limits, cgroup and
+environment — the one place that decides what the child can see and do (docs/SECURITY.md).
+
+One module per layer, each adding its own wrapper to the child's command line:
+`policy` (SandboxPolicy: mode, Limits, backend), `probes` (what this machine provides),
+`cgroups`, `uids`, `bwrap` (namespaces), and `run` (RunSandbox, which composes them).
+Isolation modes: `auto` (default; every layer available, loud about missing ones), `strict`
+(refuse without namespaces + an unprivileged user + rlimits), `none` (the plain child: scrubbed
+environment and file-size limit only; for debugging and overhead figures).
+"""
+
+from .policy import ATTACKS, ENV_DISABLE, LAYERS, MODES, IsolationError, Limits, SandboxPolicy
+from .probes import Capabilities, capabilities, report_lines, require
+from .run import ChildCommand, RunSandbox, scrubbed_env
+from .uids import kill_uid
+
+__all__ = ["ATTACKS", "ENV_DISABLE", "LAYERS", "MODES", "Capabilities", "ChildCommand",
+           "IsolationError", "Limits", "RunSandbox", "SandboxPolicy", "capabilities",
+           "kill_uid", "report_lines", "require", "scrubbed_env"]

@@ -1,0 +1,152 @@
+"""The namespaces layer: bubblewrap with new PID/network/IPC/UTS/mount namespaces: loopback
+only, a read-only view of /usr, the interpreter and its site-packages and the run folder, size-
+capped private tmpfs scratch, the run's events file writable, the forbidden modules masked."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import site
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+from .policy import Limits
+from .uids import is_root
+
+
+def python_paths() -> list[Path]:
+    """Folders the interpreter needs: its prefix(es) (venv and base installation)."""
+    out: list[Path] = []
+    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+              os.path.dirname(os.path.realpath(sys.executable))):
+        path = Path(p)
+        if any(path == q or q in path.parents for q in out):
+            continue
+        out = [q for q in out if path not in q.parents] + [path]
+    return [p for p in out if not (p == Path("/usr") or Path("/usr") in p.parents)]
+
+
+def base_mounts() -> list[str]:
+    """/usr read-only, the merged-/usr symlinks, /proc, a minimal /dev."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "lib", "lib32", "lib64", "sbin"):
+        p = Path("/") / name
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), str(p)]
+        elif p.is_dir():
+            args += ["--ro-bind", str(p), str(p)]
+    return args + ["--proc", "/proc", "--dev", "/dev"]
+
+
+@functools.lru_cache(maxsize=1)
+def probe() -> str | None:
+    """None when bubblewrap can build our sandbox here; otherwise why not."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return "bubblewrap (bwrap) is not installed"
+    if is_root() and shutil.which("setpriv") is None:
+        return "setpriv (util-linux) is missing: cannot drop to an unprivileged user inside"
+    argv = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--die-with-parent", *base_mounts(), "--", "/usr/bin/true"]
+    try:
+        r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"bubblewrap failed to start ({e})"
+    if r.returncode != 0:
+        msg = r.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["?"]
+        return f"bubblewrap cannot create namespaces here ({msg[0][:200]})"
+    return None
+
+
+def forbidden_masks(forbidden: list[str], masks_dir: Path) -> list[str]:
+    """bwrap arguments hiding each forbidden top-level module from the import path."""
+    if not forbidden:
+        return []
+    dirs: list[str] = []
+    for p in [sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"],
+              os.path.join(sysconfig.get_paths()["stdlib"], "lib-dynload"),
+              *site.getsitepackages()]:
+        if os.path.isdir(p) and p not in dirs:
+            dirs.append(p)
+    masks_dir.mkdir(exist_ok=True)
+    args: list[str] = []
+    for name in forbidden:
+        if not name.isidentifier():
+            continue
+        stub = masks_dir / name
+        stub.mkdir(exist_ok=True)
+        text = f"raise ImportError('module {name!r} is forbidden in this assignment')\n"
+        (stub / "__init__.py").write_text(text)
+        (masks_dir / f"{name}.py").write_text(text)
+        empty = masks_dir / "empty.so"
+        empty.write_bytes(b"")
+        for d in dirs:
+            try:
+                entries = os.listdir(d)
+            except OSError:
+                continue
+            for entry in entries:
+                full = os.path.join(d, entry)
+                if entry == name and os.path.isdir(full):
+                    args += ["--ro-bind", str(stub), full]
+                elif entry == f"{name}.py":
+                    args += ["--ro-bind", str(masks_dir / f"{name}.py"), full]
+                elif entry.startswith(f"{name}.") and entry.endswith((".so", ".pyd")):
+                    args += ["--ro-bind", str(empty), full]
+    return args
+
+
+def _etc_files(run: Path, uid: int, gid: int) -> Path:
+    """A minimal /etc for the child (passwd, group, hosts, nsswitch.conf), made once per run."""
+    etc = run / ".etc"
+    if not etc.exists():
+        etc.mkdir()
+        (etc / "passwd").write_text(f"root:x:0:0::/nonexistent:/usr/sbin/nologin\n"
+                                    f"student:x:{uid}:{gid}::{run}/work:/usr/sbin/nologin\n")
+        (etc / "group").write_text(f"root:x:0:\nstudent:x:{gid}:\n")
+        (etc / "hosts").write_text("127.0.0.1 localhost sandbox\n::1 localhost\n")
+        (etc / "nsswitch.conf").write_text("passwd: files\ngroup: files\nhosts: files\n")
+        for f in etc.iterdir():
+            os.chmod(f, 0o644)
+        os.chmod(etc, 0o755)
+    return etc
+
+
+def wrapper(run: Path, uid: int, gid: int, forbidden: list[str], writable: list[Path],
+            limits: Limits) -> list[str]:
+    """The command-line layer: bwrap with the run folder read-only, scratch and `writable`
+    writable, the `forbidden` modules masked; then exec the rest inside."""
+    args = [shutil.which("bwrap") or "bwrap", "--unshare-pid", "--unshare-net",
+            "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
+            "--new-session", "--hostname", "sandbox", *base_mounts()]
+    etc = _etc_files(run, uid, gid)
+    for name in ("passwd", "group", "hosts", "nsswitch.conf"):
+        args += ["--ro-bind", str(etc / name), f"/etc/{name}"]
+    for name in ("ld.so.cache", "localtime"):
+        if os.path.exists(f"/etc/{name}"):
+            args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    args += ["--perms", "1777", "--size", str(limits.shm), "--tmpfs", "/dev/shm",
+             "--perms", "1777", "--size", str(64 * 2**20), "--tmpfs", "/tmp"]
+    made: set[str] = {"/", "/tmp", "/usr", "/dev", "/proc", "/etc"}
+    for p in python_paths():
+        for parent in reversed(p.parents):
+            if str(parent) not in made:
+                made.add(str(parent))
+                args += ["--perms", "0755", "--dir", str(parent)]
+        args += ["--ro-bind", str(p), str(p)]
+        made.add(str(p))
+    args += forbidden_masks(forbidden, run / ".masks")
+    for parent in reversed(run.parents):
+        if str(parent) not in made:
+            made.add(str(parent))
+            args += ["--perms", "0755", "--dir", str(parent)]
+    args += ["--ro-bind", str(run), str(run)]
+    for sub in ("work", "tmp"):
+        args += ["--perms", "1777", "--size", str(limits.scratch), "--tmpfs", f"{run}/{sub}"]
+    for w in writable:
+        args += ["--bind", str(w), str(w)]
+    return args + ["--chdir", f"{run}/work", "--"]

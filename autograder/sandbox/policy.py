@@ -1,0 +1,118 @@
+"""What the grader may do to a child: the isolation mode, the resource limits, the backend.
+
+One `SandboxPolicy` is created from the command line (or a caller's arguments) and passed down to
+every run; nothing here reads or writes global state except `ENV_DISABLE`, read once when a
+policy is created (for tests and diagnosis: pretend layers are missing).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+from dataclasses import dataclass, field
+
+MODES = ("auto", "strict", "none")
+ENV_DISABLE = "AUTOGRADER_SANDBOX_DISABLE"  # comma list of layers to treat as unavailable
+
+LAYERS = {
+    "namespaces": "bubblewrap: PID/network/IPC/mount namespaces, read-only view of what the "
+                  "run needs, size-capped private scratch",
+    "user": "an unprivileged uid per run",
+    "rlimits": "rlimits: address space, CPU, file size, open files, processes",
+    "cgroup": "a cgroup per run with memory and pids limits",
+}
+
+# Each attack of the adversarial corpus, and the layers that stop it: any one listed layer is
+# enough. "engine" is always present (trust boundary, wall timeouts, capped reads, intake).
+ATTACKS: dict[str, tuple[str, ...]] = {
+    "early exit (sys.exit, os._exit)": ("engine",),
+    "killing the grader process": ("namespaces", "user"),
+    "lying __eq__/__lt__/__bool__ objects": ("engine",),
+    "monkeypatching pytest/numpy/the harness": ("engine",),
+    "forged events/observations": ("engine",),
+    "writing fake results or other runs' files": ("namespaces", "user"),
+    "reading goldens, solutions, other submissions on the host": ("namespaces",),
+    "reading hidden tests during public tests": ("engine",),
+    "network connections": ("namespaces",),
+    "fork bomb": ("cgroup", "user"),
+    "memory bomb": ("cgroup", "rlimits"),
+    "disk fill": ("namespaces",),
+    "endless loop (Python or C)": ("engine",),
+    "huge output": ("engine", "rlimits"),
+    "signals to other processes": ("namespaces", "user"),
+    "daemons/orphans outliving the run": ("namespaces", "cgroup", "user"),
+    "files persisting into the next run": ("namespaces", "user"),
+    "zip path traversal, symlinks, zip bombs": ("engine",),
+    "forbidden modules imported dynamically": ("namespaces",),
+}
+
+
+class IsolationError(Exception):
+    """Strict isolation was asked for and this machine cannot provide it."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one graded run. The rlimits are rendered two ways from one table:
+    as `prlimit` arguments (the normal path) and as a preexec function (no prlimit binary)."""
+
+    file_size: int = 128 * 2**20  # bytes any one file the child writes may reach
+    address_space: int = 4 * 2**30  # per process; ddp (torch + gloo, 2 ranks) passes with 1 GiB
+    cpu_seconds: int = 600  # per process; the parent's wall timeouts normally act long before
+    open_files: int = 4096
+    processes: int = 1024  # per run uid (threads count)
+    memory: int = 4 * 2**30  # per run (cgroup), all processes and tmpfs scratch together
+    pids: int = 1024  # per run (cgroup)
+    scratch: int = 512 * 2**20  # each of work/ and tmp/ (tmpfs, namespaces layer)
+    shm: int = 512 * 2**20  # /dev/shm (torch.multiprocessing shares tensors through it)
+
+    def rlimits(self, full: bool, nproc: bool) -> list[tuple[str, int, int]]:
+        """(prlimit flag, resource, value); `full` False: only core dumps and file size."""
+        table = [("core", resource.RLIMIT_CORE, 0), ("fsize", resource.RLIMIT_FSIZE, self.file_size)]
+        if full:
+            table += [("as", resource.RLIMIT_AS, self.address_space),
+                      ("cpu", resource.RLIMIT_CPU, self.cpu_seconds),
+                      ("nofile", resource.RLIMIT_NOFILE, self.open_files)]
+            if nproc:
+                table.append(("nproc", resource.RLIMIT_NPROC, self.processes))
+        return table
+
+    def prlimit_args(self, full: bool = True, nproc: bool = False) -> list[str]:
+        return [f"--{flag}={value}" for flag, _, value in self.rlimits(full, nproc)]
+
+    def apply(self, full: bool = True, nproc: bool = False) -> None:
+        """Set the rlimits on the calling process (a preexec function; lowers to the hard
+        limit where the hard limit is below ours)."""
+        for _, which, value in self.rlimits(full, nproc):
+            try:
+                resource.setrlimit(which, (value, value))
+            except (ValueError, OSError):
+                _, hard = resource.getrlimit(which)
+                if hard != resource.RLIM_INFINITY and hard < value:
+                    resource.setrlimit(which, (hard, hard))
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """How submitted code is run: isolation `mode` (auto: every layer available, loud about the
+    missing ones; strict: refuse without namespaces + an unprivileged user + rlimits; none: the
+    plain child), its `limits`, the `backend` that runs it (autograder.backends), and layers
+    to treat as missing (`disabled`, from AUTOGRADER_SANDBOX_DISABLE)."""
+
+    mode: str = "auto"
+    limits: Limits = field(default_factory=Limits)
+    backend: str = "host"
+    disabled: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"isolation must be one of {', '.join(MODES)}, not {self.mode!r}")
+
+    @classmethod
+    def create(cls, mode: str | None = None, backend: str | None = None,
+               limits: Limits | None = None) -> SandboxPolicy:
+        """The policy for this process's command line (None: the defaults)."""
+        disabled = frozenset(s.strip() for s in os.environ.get(ENV_DISABLE, "").split(",")
+                             if s.strip())
+        return cls(mode=mode or "auto", limits=limits or Limits(), backend=backend or "host",
+                   disabled=disabled)

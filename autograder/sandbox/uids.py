@@ -1,0 +1,142 @@
+"""The user layer: when the grader is root, each run gets its own unprivileged uid (a slot,
+locked for the run), so RLIMIT_NPROC binds per run, the child cannot signal the grader or other
+runs, and everything it left running is killed by uid afterwards."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pwd
+import shutil
+import signal
+import stat
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from .policy import IsolationError
+
+SLOT_UID_BASE = int(os.environ.get("AUTOGRADER_SANDBOX_UID_BASE", "2100000000"))
+SLOTS = 256
+
+
+def is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def _uid_pids(uid: int) -> list[int]:
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    out.append(int(name))
+            except OSError:
+                pass
+    return out
+
+
+def kill_uid(uid: int, rounds: int = 50) -> None:
+    """SIGKILL every process of `uid` (a sandbox slot uid; never the grader's own).
+
+    `kill(-1, SIGKILL)` run *as that uid* signals all its processes in one sweep (a fork bomb
+    cannot outrun it); it runs in a separate program (setpriv + kill), never in a forked copy
+    of the (threaded) grader."""
+    if not is_root() or uid < SLOT_UID_BASE:
+        return
+    setpriv, kill = shutil.which("setpriv"), shutil.which("kill")
+    for _ in range(rounds):
+        pids = _uid_pids(uid)
+        if not pids:
+            return
+        if setpriv and kill:
+            subprocess.run([setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", kill,
+                            "-KILL", "-1"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=False)
+        else:
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        time.sleep(0.002)
+
+
+def _remove_stale_runs(gid: int) -> None:
+    """Run folders of this slot left by a grader that died mid-run (we hold the slot's lock, so
+    no live run uses it): they hold another student's submission and tests."""
+    tmp = Path(tempfile.gettempdir())
+    try:
+        entries = list(tmp.glob("grade-*"))
+    except OSError:
+        return
+    for d in entries:
+        try:
+            st = d.lstat()
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and st.st_gid == gid:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+class Slot:
+    """An unprivileged uid reserved for one run (an flock held for the run's lifetime)."""
+
+    def __init__(self, uid: int, fd: int):
+        self.uid, self.gid, self.fd = uid, uid, fd
+
+    @classmethod
+    def acquire(cls) -> Slot:
+        d = Path(tempfile.gettempdir()) / f"autograder-slots-{os.geteuid()}"
+        d.mkdir(mode=0o700, exist_ok=True)
+        if d.is_symlink() or d.stat().st_uid != os.geteuid():
+            raise IsolationError(f"{d} is not ours")
+        os.chmod(d, 0o700)
+        start = os.getpid() % SLOTS
+        for k in range(SLOTS):
+            n = (start + k) % SLOTS
+            uid = SLOT_UID_BASE + n
+            try:
+                pwd.getpwuid(uid)
+                continue  # a real account: never reuse it
+            except KeyError:
+                pass
+            fd = os.open(d / f"slot-{n}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            kill_uid(uid)  # leftovers of a grader that died mid-run
+            _remove_stale_runs(uid)
+            return cls(uid, fd)
+        raise IsolationError("all sandbox uid slots are busy")
+
+    def wrapper(self) -> list[str]:
+        """The command-line layer: become the slot's uid with no capabilities, then exec."""
+        return [shutil.which("setpriv") or "/usr/bin/setpriv", f"--reuid={self.uid}",
+                f"--regid={self.gid}", "--clear-groups", "--inh-caps=-all",
+                "--bounding-set=-all", "--no-new-privs", "--"]
+
+    def own_tree(self, run: Path) -> None:
+        """Permissions: the run folder readable by the run's uid only; work/ and tmp/ its own."""
+        gid = self.gid
+        os.chown(run, 0, gid)
+        os.chmod(run, 0o750)
+        for sub in ("lib", "impl", "tests", "inputs"):
+            top = run / sub
+            if not top.exists():
+                continue
+            for path in [top, *top.rglob("*")]:
+                if path.is_symlink():
+                    continue
+                os.chown(path, 0, gid)
+                os.chmod(path, 0o750 if path.is_dir() else 0o640)
+        for sub in ("work", "tmp"):
+            os.chown(run / sub, self.uid, gid)
+            os.chmod(run / sub, 0o700)
+
+    def release(self) -> None:
+        kill_uid(self.uid)
+        os.close(self.fd)

@@ -1,0 +1,145 @@
+"""The golden store, typed: what `make goldens` writes and the trusted parent alone reads.
+
+tests/<a>/goldens/<vis>.json (public ships to students; hidden never leaves the parent):
+  {"assignment", "visibility",
+   "tests": {id: {"points", "timeout", "file",
+                  "observations": {name: {"kind", "atol", "rtol", "check", "expected"}}}},
+   "mutants": {name: {"hint", "values": {id: {obs: value}}, "fails": [id, ...]}}}
+tests/<a>/inputs/<vis>.json (enters the sandbox): {id: encoded cases}
+
+Values (`expected`, mutant values) stay encoded plain data (harness.plaindata); `compare`
+decodes them. The derived views every stage needs — the run plan, per-test timeouts, the
+mutant values that may explain a wrong observation — are computed here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .assignments import VISIBILITIES, Assignment
+
+
+class StoreError(Exception):
+    """A golden store is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class ObservationSpec:
+    """One recorded value a test must reproduce: `kind` exact | close | check."""
+
+    kind: str
+    atol: float = 0.0
+    rtol: float = 0.0
+    check: str | None = None
+    expected: Any = None  # encoded plain data
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    id: str
+    points: float
+    timeout: float | None
+    file: str
+    observations: dict[str, ObservationSpec]
+
+
+@dataclass(frozen=True)
+class MutantValues:
+    """A mutant's wrong values per test and observation (only values that fail the golden),
+    and every test it fails."""
+
+    name: str
+    hint: str
+    values: dict[str, dict[str, Any]] = field(default_factory=dict)
+    fails: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GoldenStore:
+    assignment: str
+    visibility: str
+    tests: dict[str, TestSpec]
+    mutants: dict[str, MutantValues]
+
+    @classmethod
+    def from_dict(cls, data: dict) -> GoldenStore:
+        try:
+            tests = {tid: TestSpec(tid, float(t["points"]), t["timeout"], t["file"],
+                                   {name: ObservationSpec(**o)
+                                    for name, o in t["observations"].items()})
+                     for tid, t in data["tests"].items()}
+            mutants = {name: MutantValues(name, m["hint"], m.get("values", {}),
+                                          tuple(m.get("fails", ())))
+                       for name, m in data.get("mutants", {}).items()}
+            return cls(data["assignment"], data["visibility"], tests, mutants)
+        except (KeyError, TypeError, ValueError) as e:
+            raise StoreError(f"malformed golden store ({type(e).__name__}: {e})") from None
+
+    def to_dict(self) -> dict:
+        tests = {}
+        for tid, t in self.tests.items():
+            tests[tid] = {"points": t.points, "timeout": t.timeout, "file": t.file,
+                          "observations": {n: asdict(o) for n, o in t.observations.items()}}
+        mutants = {name: {"hint": m.hint, "values": m.values, "fails": list(m.fails)}
+                   for name, m in self.mutants.items()}
+        return {"assignment": self.assignment, "visibility": self.visibility, "tests": tests,
+                "mutants": mutants}
+
+    def dump(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":")) + "\n")
+
+    def mutant_values(self, test_id: str, observation: str) -> list[tuple[str, Any]]:
+        """(hint, value) of every mutant whose value for this observation fails the golden."""
+        return [(m.hint, m.values[test_id][observation]) for m in self.mutants.values()
+                if observation in m.values.get(test_id, {})]
+
+    def mutants_failing(self, test_id: str) -> list[str]:
+        return [m.name for m in self.mutants.values() if test_id in m.fails]
+
+
+@dataclass(frozen=True)
+class TestPlan:
+    """What a graded run executes: test ids in order, each one's visibility and timeout."""
+
+    ids: tuple[str, ...]
+    visibility_of: dict[str, str]
+    timeouts: dict[str, float]
+
+    @classmethod
+    def from_stores(cls, stores: dict[str, GoldenStore]) -> TestPlan:
+        ids = tuple(t for s in stores.values() for t in s.tests)
+        return cls(ids, {t: s.visibility for s in stores.values() for t in s.tests},
+                   {t: spec.timeout for s in stores.values()
+                    for t, spec in s.tests.items() if spec.timeout})
+
+    def only(self, ids: set[str]) -> TestPlan:
+        """The same plan restricted to `ids` (order kept)."""
+        return TestPlan(tuple(i for i in self.ids if i in ids),
+                        {i: v for i, v in self.visibility_of.items() if i in ids},
+                        {i: t for i, t in self.timeouts.items() if i in ids})
+
+
+def load_store(assignment: Assignment, visibility: str, base: Path | None = None) -> GoldenStore:
+    path = assignment.goldens_path(visibility, base)
+    if not path.exists():
+        raise StoreError(f"no goldens at {path}: run `make goldens`")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise StoreError(f"{path}: not JSON ({e})") from None
+    return GoldenStore.from_dict(data)
+
+
+def load_stores(assignment: Assignment, visibilities: tuple[str, ...] = VISIBILITIES,
+                base: Path | None = None) -> dict[str, GoldenStore]:
+    return {v: load_store(assignment, v, base) for v in visibilities}
+
+
+def load_inputs(assignment: Assignment, visibility: str, base: Path | None = None) -> dict:
+    """{test id: encoded cases} (empty when the assignment stores none)."""
+    path = assignment.inputs_path(visibility, base)
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
