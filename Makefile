@@ -7,7 +7,7 @@ OUT     ?= out
 JOBS    ?= 2
 ONLY    ?=          # goldens/selftest: limit to these assignments (default: all)
 
-.PHONY: setup demo test check grade goldens selftest bench lint clean
+.PHONY: setup demo test check grade goldens selftest bench lint clean starter
 
 setup: $(STAMP)
 
@@ -34,6 +34,9 @@ grade: setup
 
 goldens: setup
 	$(PY) -m autograder goldens $(ONLY)
+
+starter: setup
+	$(PY) -m autograder starter $(ONLY)
 
 selftest: setup
 	$(PY) -m autograder selftest $(ONLY)

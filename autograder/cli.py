@@ -120,6 +120,27 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     return 0 if all(run_selftest(load(n), policy) for n in names) else 1
 
 
+def cmd_starter(args: argparse.Namespace) -> int:
+    """Generate starter/ from the marked solutions; --check only reports a stale starter."""
+    from . import starter
+
+    stale = []
+    for name in args.assignments or [a.name for a in discover()]:
+        try:
+            if args.check:
+                stale += starter.stale(load(name))
+            else:
+                print(f"{name}: wrote {len(starter.write(load(name)))} files")
+        except starter.MarkerError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+    for problem in stale:
+        print(f"stale: {problem}")
+    if stale:
+        print("run `make starter`")
+    return 1 if stale else 0
+
+
 def add_policy_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--isolation", choices=MODES,
                         help="sandbox: auto (default), strict (refuse without full isolation), "
@@ -168,6 +189,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignments", nargs="*")
     add_policy_options(p)
     p.set_defaults(fn=cmd_selftest)
+    p = sub.add_parser("starter", help="generate starter/ from the solutions' markers "
+                                       "(instructors)")
+    p.add_argument("assignments", nargs="*")
+    p.add_argument("--check", action="store_true", help="only report a stale starter (exit 1)")
+    p.set_defaults(fn=cmd_starter)
     return parser
 
 

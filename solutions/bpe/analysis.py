@@ -1,4 +1,4 @@
-"""What a vocabulary costs and what it wastes: compression, attention FLOPs, glitch tokens."""
+"""Tasks 4 and 5: what a vocabulary costs and what it wastes."""
 
 import numpy as np
 from scipy.optimize import linprog
@@ -7,28 +7,40 @@ from .tokenizer import Tokenizer
 
 
 def bytes_per_token(tokenizer: Tokenizer, text: str) -> float:
-    """UTF-8 bytes of `text` divided by the number of tokens it encodes to."""
+    """UTF-8 bytes of `text` divided by the number of tokens it encodes to (text not empty)."""
+    ### BEGIN SOLUTION
     return len(text.encode("utf-8")) / len(tokenizer.encode(text))
+    ### END SOLUTION
 
 
 def attention_flops(seq_len: int, d_model: int, n_layers: int) -> int:
-    """Forward FLOPs of QK^T and A.V: two (seq x seq x d) matmuls per layer, 2 FLOPs per
-    multiply-add, so 4 * seq_len^2 * d_model * n_layers."""
+    """Forward FLOPs of attention's two seq x seq matmuls, QK^T and A.V, at 2 FLOPs per
+    multiply-add, over all layers: 4 * seq_len**2 * d_model * n_layers."""
+    ### BEGIN SOLUTION
     return 4 * seq_len**2 * d_model * n_layers
+    ### END SOLUTION
 
 
 def unused_tokens(tokenizer: Tokenizer, text: str) -> set[int]:
-    """Ids of the vocabulary (specials included) never emitted when encoding `text`."""
+    """Every id of the tokenizer's vocabulary (single bytes, merges and special tokens)
+    that is never emitted when encoding `text`: the glitch-token candidates."""
+    ### BEGIN SOLUTION
     return set(tokenizer.vocab) - set(tokenizer.encode(text))
+    ### END SOLUTION
 
 
-def unreachable_tokens(W_U: np.ndarray, tol: float = 1e-9) -> list[int]:
-    """Rows i of the unembedding W_U (vocab x d) that are never the strict argmax of
-    W_U @ h for any h: those in the closed convex hull of the other rows.
+def unreachable_tokens(W_U: np.ndarray) -> list[int]:
+    """Sorted indices of the rows of W_U (shape (vocab, d_model)) that can never be the
+    STRICT argmax of W_U @ h, for any hidden state h.
 
-    For each row, solve the LP  min t  s.t.  |sum_j lam_j w_j - w_i| <= t (elementwise),
-    lam >= 0, sum lam = 1 over the other rows j; the row is unreachable when t <= tol.
+    Row i is unreachable exactly when it lies in the closed convex hull of the other rows
+    (interior, boundary and duplicates included; tolerance 1e-9). Decide it with a linear
+    program per row (scipy.optimize.linprog).
     """
+    ### BEGIN SOLUTION
+    # For each row, solve the LP  min t  s.t.  |sum_j lam_j w_j - w_i| <= t (elementwise),
+    # lam >= 0, sum lam = 1 over the other rows j; the row is unreachable when t <= tol.
+    tol = 1e-9
     W = np.asarray(W_U, dtype=float)
     n, d = W.shape
     out = []
@@ -46,3 +58,4 @@ def unreachable_tokens(W_U: np.ndarray, tol: float = 1e-9) -> list[int]:
         if res.status == 0 and res.fun <= tol:
             out.append(i)
     return out
+    ### END SOLUTION

@@ -19,14 +19,31 @@ class DistEnv:
 
 
 def _int(environ: Mapping[str, str], key: str) -> int:
+    """A helper you may use (or delete): environ[key] as an int, or a ValueError naming key."""
+    ### BEGIN SOLUTION
     try:
         return int(environ[key])
     except ValueError:
         raise ValueError(f"{key}={environ[key]!r} is not an integer") from None
+    ### END SOLUTION
 
 
 def dist_env_from(environ: Mapping[str, str]) -> DistEnv:
-    """Parse the six variables torchrun exports; ValueError names the first bad one."""
+    """Parse the six variables torchrun exports into a DistEnv.
+
+    environ: a mapping like os.environ (str -> str). Other variables are ignored.
+    Returns DistEnv(rank, world_size, local_rank, local_world_size, master_addr, master_port)
+    with the five numbers as int and master_addr as given.
+
+    Raises ValueError, with a message naming the variable, when:
+    - one of REQUIRED is missing or empty (or only whitespace);
+    - RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE or MASTER_PORT is not an integer ("1.5",
+      "two");
+    - MASTER_PORT is outside 1..65535;
+    - not 0 <= RANK < WORLD_SIZE, or not 0 <= LOCAL_RANK < LOCAL_WORLD_SIZE (so a negative
+      rank, or a world size of 0, is an error too).
+    """
+    ### BEGIN SOLUTION
     for key in REQUIRED:
         if not environ.get(key, "").strip():
             raise ValueError(f"{key} is missing or empty: was this process started by torchrun?")
@@ -42,3 +59,4 @@ def dist_env_from(environ: Mapping[str, str]) -> DistEnv:
     if not 1 <= port <= 65535:
         raise ValueError(f"MASTER_PORT={port} is outside 1..65535")
     return DistEnv(rank, world_size, local_rank, local_world_size, environ["MASTER_ADDR"], port)
+    ### END SOLUTION

@@ -8,19 +8,31 @@ from torch import nn
 
 
 class MiniDDP(nn.Module):
-    """Wrap `module` so that every rank trains the same model on its own data.
+    """MiniDDP(module, process_group=None): every rank trains the same model on its own data.
 
-    - construction: every parameter and buffer is overwritten with rank 0's (rank 0 of
-      `process_group`), so all replicas start identical;
-    - backward: when autograd has finished, the gradients of the trainable parameters are
-      averaged over the ranks with one all-reduce, so all replicas take the same step;
-    - `no_sync()`: backwards inside it keep their gradients local (accumulating in .grad);
-      the next backward outside it averages the accumulated sum.
-    `allreduce_calls` counts the synchronizing backward passes.
+    Call it like the module (`model(x)` runs `module(x)`). It works on `module` in place: the
+    module's own parameters are the replica's parameters, so an optimizer may be built from
+    `module.parameters()` or from `MiniDDP(...).parameters()`.
+    - Construction: every parameter and buffer of `module` (frozen ones too) is overwritten
+      with rank 0's copy (rank 0 of `process_group`; the default group when None).
+    - Backward: once autograd has finished a backward pass through the model, every trainable
+      (requires_grad) parameter's .grad is the average over the ranks of the ranks' .grad.
+      Frozen parameters keep grad None; a parameter the forward did not use may end with
+      grad None or zeros.
+    - no_sync(): a context manager; backwards run inside it do not communicate and just
+      accumulate into .grad; the first backward after it averages the accumulated gradients.
+    - allreduce_calls: the number of backward passes that synchronized gradients (one per
+      synchronized backward, however many tensors it reduces; the broadcast is not counted).
+    Hints: dist.broadcast / dist.all_reduce with group=process_group;
+    Tensor.register_post_accumulate_grad_hook; torch.autograd.Variable._execution_engine.
+    queue_callback(fn) runs fn when the current backward pass ends.
     """
 
     def __init__(self, module: nn.Module, process_group: dist.ProcessGroup | None = None):
         super().__init__()
+        ### BEGIN SOLUTION
+        # Construction broadcasts rank 0's parameters and buffers, so all replicas start
+        # identical; each backward then ends with one all-reduce of all trainable gradients.
         self.module = module
         self.process_group = process_group
         self.allreduce_calls = 0
@@ -32,26 +44,40 @@ class MiniDDP(nn.Module):
         self._trainable = [p for p in module.parameters() if p.requires_grad]
         for p in self._trainable:
             p.register_post_accumulate_grad_hook(self._on_grad_ready)
+        ### END SOLUTION
 
     def forward(self, *args, **kwargs):
+        """Run the wrapped module: `model(x)` is `module(x)`."""
+        ### BEGIN SOLUTION
         return self.module(*args, **kwargs)
+        ### END SOLUTION
 
     @contextmanager
     def no_sync(self):
         """Backwards inside this block accumulate local gradients without communicating."""
+        ### BEGIN SOLUTION
         previous, self._sync = self._sync, False
         try:
             yield
         finally:
             self._sync = previous
+        ### END SOLUTION
+
+    # ---- private helpers: a suggested split of the work (use, change or delete them) --------
 
     def _on_grad_ready(self, param: torch.Tensor) -> None:
+        """A post-accumulate-grad hook: the first gradient of a synchronized backward pass
+        queues `_average_gradients` for the end of the pass."""
+        ### BEGIN SOLUTION
         # The first gradient of a backward pass queues one all-reduce for the end of the pass.
         if self._sync and not self._sync_queued:
             self._sync_queued = True
             torch.autograd.Variable._execution_engine.queue_callback(self._average_gradients)
+        ### END SOLUTION
 
     def _average_gradients(self) -> None:
+        """All-reduce the trainable parameters' gradients and divide by the world size."""
+        ### BEGIN SOLUTION
         self._sync_queued = False
         grads = [p.grad if p.grad is not None else torch.zeros_like(p) for p in self._trainable]
         flat = torch.cat([g.reshape(-1) for g in grads])
@@ -60,3 +86,4 @@ class MiniDDP(nn.Module):
         for p, g in zip(self._trainable, flat.split([p.numel() for p in self._trainable])):
             p.grad = g.view_as(p).clone()
         self.allreduce_calls += 1
+        ### END SOLUTION

@@ -7,15 +7,28 @@ import torch
 
 
 class ShardedSampler:
-    """Indices of rank `rank` among `num_replicas`, identical to DistributedSampler's.
+    """The indices rank `rank` of `num_replicas` reads: exactly DistributedSampler's.
 
-    Every epoch: one permutation of range(dataset_len) seeded with seed + epoch (the same on
-    every rank), padded by wrapping around to a multiple of num_replicas (or truncated when
-    drop_last), then rank r takes positions r, r + num_replicas, r + 2*num_replicas, ...
+    ShardedSampler(dataset_len, num_replicas, rank, shuffle=True, seed=0, drop_last=False)
+    - ValueError unless 0 <= rank < num_replicas (and dataset_len >= 0).
+    - Each epoch, every rank builds the same global order: with shuffle, the permutation
+      torch.randperm(dataset_len, generator=g) with g = torch.Generator() seeded by
+      g.manual_seed(seed + epoch); without shuffle, 0, 1, ..., dataset_len - 1.
+    - Without drop_last the order is padded to the next multiple of num_replicas by wrapping
+      around to its start (repeating the whole order as often as needed when the dataset is
+      smaller than the padding); with drop_last it is truncated to the largest multiple.
+    - Rank r takes every num_replicas-th index of it, starting at position r (a strided,
+      not a contiguous, shard). __len__ is the number of indices each rank gets.
+    - set_epoch(epoch) chooses the epoch the next __iter__ uses; it starts at 0 and iterating
+      does not change it. All ranks must call it with the same epoch.
     """
 
     def __init__(self, dataset_len: int, num_replicas: int, rank: int, shuffle: bool = True,
                  seed: int = 0, drop_last: bool = False):
+        ### BEGIN SOLUTION
+        # Every epoch: one permutation seeded with seed + epoch (the same on every rank), padded
+        # by wrapping around to a multiple of num_replicas (or truncated when drop_last), then
+        # rank r takes positions r, r + num_replicas, r + 2*num_replicas, ...
         if num_replicas < 1 or not 0 <= rank < num_replicas or dataset_len < 0:
             raise ValueError(f"need 0 <= rank={rank} < num_replicas={num_replicas}, len >= 0")
         self.dataset_len, self.num_replicas, self.rank = dataset_len, num_replicas, rank
@@ -26,12 +39,17 @@ class ShardedSampler:
         else:  # the smallest multiple that covers everything
             self.num_samples = math.ceil(dataset_len / num_replicas)
         self.total_size = self.num_samples * num_replicas
+        ### END SOLUTION
 
     def set_epoch(self, epoch: int) -> None:
         """Choose the epoch whose shuffle the next __iter__ returns (all ranks must agree)."""
+        ### BEGIN SOLUTION
         self.epoch = epoch
+        ### END SOLUTION
 
     def __iter__(self) -> Iterator[int]:
+        """This rank's indices for the current epoch."""
+        ### BEGIN SOLUTION
         if self.shuffle:
             g = torch.Generator()
             g.manual_seed(self.seed + self.epoch)
@@ -44,6 +62,10 @@ class ShardedSampler:
             padding = self.total_size - len(indices)
             indices += (indices * math.ceil(padding / max(len(indices), 1)))[:padding]
         return iter(indices[self.rank : self.total_size : self.num_replicas])
+        ### END SOLUTION
 
     def __len__(self) -> int:
+        """How many indices each rank gets per epoch."""
+        ### BEGIN SOLUTION
         return self.num_samples
+        ### END SOLUTION

@@ -10,12 +10,17 @@ from .mini_ddp import MiniDDP
 
 def train_step(model: MiniDDP, optimizer: torch.optim.Optimizer, loss_fn: Callable,
                micro_batches: Sequence[tuple[torch.Tensor, torch.Tensor]]) -> float:
-    """Accumulate the gradient of the mean loss over `micro_batches`, then step once.
+    """One optimizer step with gradient accumulation over `micro_batches`.
 
-    Each micro-batch loss is divided by len(micro_batches) so the accumulated gradient is the
-    gradient of the mean; all backwards but the last run inside model.no_sync(), so the
-    gradients are all-reduced once per step. Returns the mean micro-batch loss (this rank's).
+    For each (inputs, targets): loss = loss_fn(model(inputs), targets) / len(micro_batches),
+    then loss.backward(); every backward but the last runs inside model.no_sync(), so the
+    gradients are all-reduced once per step. Then optimizer.step() and optimizer.zero_grad().
+    Returns the mean of the micro-batch losses (this rank's, undivided: a float).
+    `optimizer` is anything with step() and zero_grad().
     """
+    ### BEGIN SOLUTION
+    # Dividing each loss by len(micro_batches) makes the accumulated gradient the gradient of
+    # the mean loss.
     if not micro_batches:
         raise ValueError("train_step needs at least one micro-batch")
     k = len(micro_batches)
@@ -28,3 +33,4 @@ def train_step(model: MiniDDP, optimizer: torch.optim.Optimizer, loss_fn: Callab
     optimizer.step()
     optimizer.zero_grad()
     return total
+    ### END SOLUTION

@@ -1,4 +1,4 @@
-"""dedup: MinHash + LSH near-duplicate removal and Bloom-filter decontamination (reference)."""
+"""dedup: MinHash + LSH near-duplicate removal and Bloom-filter decontamination."""
 
 from .bloom import BloomFilter, contaminated
 from .clusters import deduplicate, near_duplicate_clusters

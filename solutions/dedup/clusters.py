@@ -10,9 +10,18 @@ from .text import jaccard, shingles
 def near_duplicate_clusters(
     docs: list[str], threshold: float = 0.8, num_perm: int = 128, n: int = 5, seed: int = 1
 ) -> list[list[int]]:
-    """Connected components of the graph with an edge between documents whose shingle sets have
-    Jaccard >= threshold. Candidates come from LSH with lsh_params(threshold, num_perm) and are
-    verified with exact Jaccard. Documents with no shingles are singletons. Singletons included."""
+    """Clusters of near-duplicate documents: the connected components of the graph with an edge
+    between documents whose n-shingle sets have Jaccard >= threshold (transitive: if a ~ b and
+    b ~ c, then a, b and c are one cluster even when a and c are far apart).
+
+    Find candidate pairs with MinHasher(num_perm, seed) and an LSHIndex with
+    lsh_params(threshold, num_perm); verifying candidates (exact or estimated Jaccard) is your
+    choice. Documents with fewer than n words have no shingles and are never duplicates.
+    Returns a list of clusters, each a list of document indices; whether singletons are listed and
+    the order of clusters and members are free. Clusters are disjoint."""
+    ### BEGIN SOLUTION
+    # Candidates from LSH, verified with exact Jaccard; union-find joins them. Documents with no
+    # shingles stay singletons (listed).
     sets = [shingles(doc, n) for doc in docs]
     hasher = MinHasher(num_perm, seed)
     index = LSHIndex(*lsh_params(threshold, num_perm))
@@ -37,10 +46,14 @@ def near_duplicate_clusters(
     for i in range(len(docs)):
         components[find(i)].append(i)
     return sorted(components.values())
+    ### END SOLUTION
 
 
 def deduplicate(
     docs: list[str], threshold: float = 0.8, num_perm: int = 128, n: int = 5, seed: int = 1
 ) -> list[int]:
-    """Sorted indices of the documents kept: the lowest index of each near-duplicate cluster."""
+    """Sorted indices of the documents to keep: the lowest index of each cluster of
+    near_duplicate_clusters (singletons are kept)."""
+    ### BEGIN SOLUTION
     return sorted(min(c) for c in near_duplicate_clusters(docs, threshold, num_perm, n, seed))
+    ### END SOLUTION

@@ -13,8 +13,11 @@ import numpy as np
 
 
 def candidate_probability(s, bands: int, rows: int):
-    """1 - (1 - s^rows)^bands; s a float or a numpy array."""
+    """Probability that two documents of Jaccard s share at least one of `bands` bands of `rows`
+    rows: 1 - (1 - s**rows)**bands. `s` is a float or a numpy array (elementwise)."""
+    ### BEGIN SOLUTION
     return 1.0 - (1.0 - s**rows) ** bands
+    ### END SOLUTION
 
 
 @cache
@@ -22,9 +25,13 @@ def lsh_params(
     threshold: float, num_perm: int, fp_weight: float = 0.5, fn_weight: float = 0.5
 ) -> tuple[int, int]:
     """(bands, rows) with bands * rows <= num_perm minimizing
-    fp_weight * (area under the S-curve left of threshold: false positives)
-    + fn_weight * (area above it right of threshold: false negatives).
-    Same search order and strict '<' as datasketch's _optimal_param: the first minimum wins."""
+        fp_weight * integral_0^threshold P(s) ds  +  fn_weight * integral_threshold^1 (1 - P(s)) ds
+    where P(s) = candidate_probability(s, bands, rows): the weighted false-positive and
+    false-negative areas. Search bands = 1..num_perm and, for each, rows = 1..num_perm // bands
+    (in that order, keeping the first strict minimum): the same answer as datasketch's
+    MinHashLSH(threshold, num_perm, weights). scipy.integrate.quad is accurate enough."""
+    ### BEGIN SOLUTION
+    # Same search order and strict '<' as datasketch's _optimal_param: the first minimum wins.
     from scipy.integrate import quad  # imported here: scipy is slow to import
 
     best, best_error = (0, 0), float("inf")
@@ -36,27 +43,41 @@ def lsh_params(
             if error < best_error:
                 best, best_error = (b, r), error
     return best
+    ### END SOLUTION
 
 
 class LSHIndex:
-    """bands hash tables; table i maps the bytes of rows signature[i*rows:(i+1)*rows] to keys."""
+    """Banded LSH index: band i of a signature is entries [i*rows, (i+1)*rows)."""
 
     def __init__(self, bands: int, rows: int):
+        ### BEGIN SOLUTION
+        # bands hash tables; table i maps the bytes of signature[i*rows:(i+1)*rows] to keys.
         self.bands, self.rows = bands, rows
         self.tables = [defaultdict(set) for _ in range(bands)]
+        ### END SOLUTION
 
     def _band_keys(self, sig) -> list[bytes]:
+        """A helper you may use (or delete): one hashable key per band of `sig`."""
+        ### BEGIN SOLUTION
         sig = np.asarray(sig, dtype=np.uint64)
         r = self.rows
         return [sig[i * r : (i + 1) * r].tobytes() for i in range(self.bands)]
+        ### END SOLUTION
 
     def insert(self, key, sig) -> None:
+        """Index `key` (any hashable) under each band of signature `sig` (uint64 array with at
+        least bands * rows entries)."""
+        ### BEGIN SOLUTION
         for table, band in zip(self.tables, self._band_keys(sig)):
             table[band].add(key)
+        ### END SOLUTION
 
     def query(self, sig) -> set:
-        """Every inserted key that agrees with sig on at least one whole band."""
+        """Every inserted key whose signature agrees with `sig` on all rows of at least one band
+        (a key inserted with this very signature is included)."""
+        ### BEGIN SOLUTION
         found = set()
         for table, band in zip(self.tables, self._band_keys(sig)):
             found |= table.get(band, set())
         return found
+        ### END SOLUTION

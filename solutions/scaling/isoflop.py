@@ -8,13 +8,15 @@ import numpy as np
 
 
 def isoflop_minima(runs) -> list[tuple[float, float, float]]:
-    """Per compute budget, the vertex of a parabola fitted to loss against log N.
+    """Per compute budget, the vertex of a parabola fitted (least squares) to loss against log N.
 
-    runs: iterable of (C, N, loss); runs with equal C form one isoFLOP profile.
-    Returns [(C, N_opt, loss_at_vertex)], sorted by C.
-    Raises ValueError if a budget has fewer than 3 distinct model sizes, or its parabola opens
-    downward (no minimum).
+    runs: iterable of (C, N, loss) tuples; runs with equal C form one isoFLOP profile, in any
+    order.
+    Returns [(C, N_opt, loss_at_vertex)] as floats, one per budget, sorted by C.
+    Raises ValueError if a budget has fewer than 3 distinct model sizes N.
     """
+    ### BEGIN SOLUTION
+    # A parabola that opens downward has no minimum: also a ValueError here (left free).
     profiles = defaultdict(list)
     for C, N, loss in runs:
         profiles[float(C)].append((float(N), float(loss)))
@@ -29,9 +31,15 @@ def isoflop_minima(runs) -> list[tuple[float, float, float]]:
         x = -b / (2 * a)
         minima.append((C, float(np.exp(x)), float(c - b * b / (4 * a))))
     return minima
+    ### END SOLUTION
 
 
 def fit_power_law(x, y) -> tuple[float, float]:
-    """(k, exponent) with y ~ k x^exponent, by least squares on log y = log k + exponent log x."""
+    """(k, exponent) with y ~ k * x**exponent: least squares on log y = log k + exponent log x.
+
+    x, y: 1-D arrays of positive numbers, same length (>= 2).
+    """
+    ### BEGIN SOLUTION
     exponent, log_k = np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)
     return float(np.exp(log_k)), float(exponent)
+    ### END SOLUTION

@@ -6,12 +6,18 @@ from collections import Counter
 
 
 def invalid_sweep_runs(runs, key_fields) -> list:
-    """Runs whose `key_fields` values differ from the baseline, in input order.
+    """The runs whose `key_fields` values differ from the baseline, in input order.
 
-    runs: iterable of dicts (one per training run). The baseline is the most common combination
-    of the key_fields' values (ties: the combination seen first); a missing field counts as None.
+    runs: iterable of dicts, one per training run (e.g. {"id": 3, "data_mix": "web-v2", ...}).
+    key_fields: field names that must agree across a sweep (data mix, tokenizer, schedule...).
+    The baseline is the most common combination of the key_fields' values (ties: the
+    combination seen first). A run missing a field has None for it. Returns the run dicts
+    themselves.
     """
+    ### BEGIN SOLUTION
+    # Counter.most_common keeps insertion order among equal counts: ties go to the first seen.
     runs = list(runs)
     keys = [tuple(run.get(f) for f in key_fields) for run in runs]
     baseline = Counter(keys).most_common(1)[0][0] if keys else None  # ties: first inserted
     return [run for run, key in zip(runs, keys) if key != baseline]
+    ### END SOLUTION

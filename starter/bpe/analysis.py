@@ -1,6 +1,7 @@
 """Tasks 4 and 5: what a vocabulary costs and what it wastes."""
 
 import numpy as np
+from scipy.optimize import linprog
 
 from .tokenizer import Tokenizer
 

@@ -1,7 +1,8 @@
 """Byte-level pre-tokenization: special tokens first, then the GPT-2 regex.
 
 BPE never merges across the pieces made here, so a token can never span a special token
-or two pre-tokens. This file is given: you may use it as it is.
+or two pre-tokens (e.g. "dog" and " cat" stay apart forever, whatever their frequency).
+`pretokens` is given: use it as it is. `split_on_specials` is yours (task 2; task 1 needs it too).
 """
 
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ def split_on_specials(text: str, special_tokens: list[str]) -> Iterator[tuple[st
 
     Special tokens are matched leftmost first, and the longest one at that position:
     with specials ["<|a|>", "<|a|><|b|>"], "<|a|><|b|>" is one special piece.
-    TODO (task 2): implement. Hint: regex.escape each token and join them with "|".
+    Hint: regex.escape each token and join them with "|".
     """
     raise NotImplementedError
 

@@ -1,6 +1,12 @@
 """Tasks 2 and 3: encode text with a trained BPE, decode ids, and stream."""
 
 from collections.abc import Iterable, Iterator
+from itertools import pairwise
+
+from .pretokenize import pretokens, split_on_specials
+from .train import _merge
+
+_CACHE_SIZE = 4096  # pre-token -> ids; cleared when full, so memory stays bounded
 
 
 class Tokenizer:
@@ -20,6 +26,20 @@ class Tokenizer:
         merges: list[tuple[bytes, bytes]],
         special_tokens: list[str] | None = None,
     ):
+        raise NotImplementedError
+
+    # ---- private helpers: a suggested split of the work (use, change or delete them) --------
+
+    def _encode_pretoken(self, pretoken: str) -> list[int]:
+        """Ids of one pre-token: apply merges to it, lowest rank first, until none applies."""
+        raise NotImplementedError
+
+    def _pieces(self, text: str) -> Iterator[tuple[str, bool]]:
+        """(piece, is_special) in order: special tokens and pre-tokens of the text between."""
+        raise NotImplementedError
+
+    def _piece_ids(self, piece: str, is_special: bool) -> list[int]:
+        """The ids of one piece of `_pieces`."""
         raise NotImplementedError
 
     def encode(self, text: str) -> list[int]:

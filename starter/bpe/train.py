@@ -1,5 +1,31 @@
 """Task 1: train a byte-level BPE."""
 
+import heapq
+from collections import Counter, defaultdict
+from itertools import pairwise
+
+from .pretokenize import pretokens, split_on_specials
+
+
+class _Greatest:
+    """A helper you may use (or delete): a heap key that pops the lexicographically greatest
+    pair first (heapq is a min-heap). Pairs compare as tuples of two byte strings:
+    (b"a", b"z") < (b"ab", b"c")."""
+
+    __slots__ = ("pair",)
+
+    def __init__(self, pair: tuple[bytes, bytes]):
+        raise NotImplementedError
+
+    def __lt__(self, other: "_Greatest") -> bool:
+        raise NotImplementedError
+
+
+def _merge(word: list[bytes], pair: tuple[bytes, bytes]) -> list[bytes]:
+    """A helper you may use (or delete): `word` (a list of tokens) with every non-overlapping
+    occurrence of `pair` merged into one token, left to right."""
+    raise NotImplementedError
+
 
 def train_bpe(
     text: str, vocab_size: int, special_tokens: list[str] = []  # noqa: B006 (never mutated)

@@ -1,6 +1,11 @@
 """The global batch: what one optimizer step sees, summed over accumulation and ranks."""
 
 
+def _positive(**kwargs: int) -> None:
+    """A helper you may use (or delete): ValueError naming the first argument that is <= 0."""
+    raise NotImplementedError
+
+
 def global_batch_size(micro_batch: int, grad_accum: int, dp: int) -> int:
     """Sequences per optimizer step.
 

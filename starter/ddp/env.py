@@ -18,6 +18,11 @@ class DistEnv:
     master_port: int  # its port, 1..65535
 
 
+def _int(environ: Mapping[str, str], key: str) -> int:
+    """A helper you may use (or delete): environ[key] as an int, or a ValueError naming key."""
+    raise NotImplementedError
+
+
 def dist_env_from(environ: Mapping[str, str]) -> DistEnv:
     """Parse the six variables torchrun exports into a DistEnv.
 

@@ -2,7 +2,7 @@
 
 from contextlib import contextmanager
 
-import torch  # noqa: F401
+import torch
 import torch.distributed as dist
 from torch import nn
 
@@ -33,9 +33,21 @@ class MiniDDP(nn.Module):
         raise NotImplementedError
 
     def forward(self, *args, **kwargs):
+        """Run the wrapped module: `model(x)` is `module(x)`."""
         raise NotImplementedError
 
     @contextmanager
     def no_sync(self):
+        """Backwards inside this block accumulate local gradients without communicating."""
         raise NotImplementedError
-        yield
+
+    # ---- private helpers: a suggested split of the work (use, change or delete them) --------
+
+    def _on_grad_ready(self, param: torch.Tensor) -> None:
+        """A post-accumulate-grad hook: the first gradient of a synchronized backward pass
+        queues `_average_gradients` for the end of the pass."""
+        raise NotImplementedError
+
+    def _average_gradients(self) -> None:
+        """All-reduce the trainable parameters' gradients and divide by the world size."""
+        raise NotImplementedError

@@ -1,8 +1,9 @@
 """ShardedSampler: each rank's slice of one global shuffle (torch's DistributedSampler)."""
 
+import math
 from collections.abc import Iterator
 
-import torch  # noqa: F401  (torch.Generator, torch.randperm)
+import torch
 
 
 class ShardedSampler:
@@ -27,10 +28,13 @@ class ShardedSampler:
         raise NotImplementedError
 
     def set_epoch(self, epoch: int) -> None:
+        """Choose the epoch whose shuffle the next __iter__ returns (all ranks must agree)."""
         raise NotImplementedError
 
     def __iter__(self) -> Iterator[int]:
+        """This rank's indices for the current epoch."""
         raise NotImplementedError
 
     def __len__(self) -> int:
+        """How many indices each rank gets per epoch."""
         raise NotImplementedError

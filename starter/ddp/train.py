@@ -1,6 +1,7 @@
 """One optimizer step over several micro-batches: accumulate locally, synchronize once."""
 
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 
 import torch
 

@@ -1,5 +1,10 @@
 """Task 5: Bloom filters, and task 6: n-gram decontamination against an eval set."""
 
+import hashlib
+import math
+
+from .text import shingles
+
 
 class BloomFilter:
     """A Bloom filter for `capacity` items at target false-positive rate `error_rate`:
@@ -11,10 +16,18 @@ class BloomFilter:
     def __init__(self, capacity: int, error_rate: float):
         raise NotImplementedError
 
+    def _positions(self, item) -> list[int]:
+        """A helper you may use (or delete): the k bit positions of `item`, by double hashing
+        (Kirsch & Mitzenmacher): g_i = h1 + i * h2 mod m."""
+        raise NotImplementedError
+
     def add(self, item) -> None:
+        """Insert `item`."""
         raise NotImplementedError
 
     def __contains__(self, item) -> bool:
+        """`item in bloom`: always True for an added item; for others, False except with
+        probability about error_rate."""
         raise NotImplementedError
 
 

@@ -1,5 +1,11 @@
 """Task 4: near-duplicate clusters (connected components) and deduplication."""
 
+from collections import defaultdict
+
+from .lsh import LSHIndex, lsh_params
+from .minhash import MinHasher
+from .text import jaccard, shingles
+
 
 def near_duplicate_clusters(
     docs: list[str], threshold: float = 0.8, num_perm: int = 128, n: int = 5, seed: int = 1

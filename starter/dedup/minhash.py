@@ -1,6 +1,21 @@
-"""Task 2: MinHash signatures, an unbiased estimator of Jaccard similarity."""
+"""Task 2: MinHash signatures, an unbiased estimator of Jaccard similarity.
+
+For a random permutation h of the shingle universe, P[min h(A) = min h(B)] = |A & B| / |A | B|.
+num_perm independent permutations give num_perm independent coin flips with that bias; the fraction
+of equal signature entries estimates J with standard error sqrt(J (1 - J) / num_perm).
+"""
+
+import hashlib
 
 import numpy as np
+
+EMPTY = np.iinfo(np.uint64).max  # signature entry of an empty set: the identity of min()
+
+
+def hash32(shingle: str) -> int:
+    """A helper you may use (or delete): a deterministic 32-bit hash of `shingle` (never
+    Python's hash(): it is salted per process)."""
+    raise NotImplementedError
 
 
 class MinHasher:

@@ -1,5 +1,7 @@
 """Task 1: normalization, word shingles, exact Jaccard similarity."""
 
+import unicodedata
+
 
 def normalize(text: str) -> str:
     """Return `text` normalized for near-duplicate detection, in this order:

@@ -99,6 +99,7 @@ class Tensor:
         raise NotImplementedError
 
     def exp(self) -> Tensor:
+        """e ** self, elementwise."""
         raise NotImplementedError
 
     def log(self) -> Tensor:
@@ -110,6 +111,7 @@ class Tensor:
         raise NotImplementedError
 
     def tanh(self) -> Tensor:
+        """Hyperbolic tangent, elementwise."""
         raise NotImplementedError
 
     # ---- reductions and shape ops -------------------------------------------------------------
@@ -154,6 +156,12 @@ class Tensor:
 def as_tensor(x) -> Tensor:
     """Wrap a Python scalar (or array) as a constant Tensor; leave Tensors alone."""
     return x if isinstance(x, Tensor) else Tensor(x)
+
+
+def expand_to(g: np.ndarray, shape: tuple[int, ...], axis, keepdims: bool) -> np.ndarray:
+    """A helper you may use (or delete): the backward of ``sum(axis, keepdims)``, i.e. ``g``
+    copied back along the reduced axes to an operand of ``shape``."""
+    raise NotImplementedError
 
 
 def topological_order(root: Tensor) -> list[Tensor]:

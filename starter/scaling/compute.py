@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+from scipy.optimize import brentq
+
 from .chinchilla import ScalingParams
 
 

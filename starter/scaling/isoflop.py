@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+
+import numpy as np
+
 
 def isoflop_minima(runs) -> list[tuple[float, float, float]]:
     """Per compute budget, the vertex of a parabola fitted (least squares) to loss against log N.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 
 def invalid_sweep_runs(runs, key_fields) -> list:
     """The runs whose `key_fields` values differ from the baseline, in input order.
