@@ -61,5 +61,6 @@ def test_variants_exist_for_assignments():
 def test_correct_variant_scores_full_marks(name, variant, tmp_path):
     assignment = ASSIGNMENTS[name]
     grade = grade_submission_root(assignment, assemble(assignment, variant, tmp_path))
-    assert lost_points(grade) == [], f"{variant.name} is correct but lost points"
+    lost = lost_points(grade)
+    assert not lost, f"{variant.name} is correct but lost points:\n" + "\n".join(lost[::-1])
     assert grade.score == grade.max_score > 0
