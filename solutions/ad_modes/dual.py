@@ -51,6 +51,7 @@ class Dual:
         return _as_dual(other) - self
 
     def __mul__(self, other) -> Dual:
+        """`self * other` (a Dual or a constant): the product rule."""
         ### BEGIN SOLUTION
         other = _as_dual(other)  # product rule: (ab)' = a'b + ab'
         return Dual(self.primal * other.primal,
@@ -61,6 +62,7 @@ class Dual:
         return _as_dual(other) * self
 
     def __truediv__(self, other) -> Dual:
+        """`self / other` (a Dual or a constant): the quotient rule."""
         ### BEGIN SOLUTION
         other = _as_dual(other)  # quotient rule: (a/b)' = a'/b - a b'/b²
         return Dual(self.primal / other.primal,

@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ad_modes.dual import jvp
-from ad_modes.tape import vjp
+from ad_modes.dual import jvp  # noqa: F401 - the starter keeps it for the code you write
+from ad_modes.tape import vjp  # noqa: F401
 
 
 def jacobian_fwd(f: Callable, x) -> np.ndarray:

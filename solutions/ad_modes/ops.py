@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ad_modes.dual import Dual, _as_dual
-from ad_modes.tape import Var, _as_var
+from ad_modes.dual import Dual, _as_dual  # noqa: F401 - the starter keeps them for your code
+from ad_modes.tape import Var, _as_var  # noqa: F401
 
 VALUES = {"sin": np.sin, "cos": np.cos, "exp": np.exp, "log": np.log, "tanh": np.tanh}
 

@@ -57,6 +57,7 @@ class Var:
         return _as_var(other) - self
 
     def __mul__(self, other) -> Var:
+        """`self * other`: a new Var with one local VJP per input (see __add__ for the form)."""
         ### BEGIN SOLUTION
         other = _as_var(other)
         return Var(self.value * other.value, (self, other),
@@ -68,6 +69,7 @@ class Var:
         return _as_var(other) * self
 
     def __truediv__(self, other) -> Var:
+        """`self / other`: a new Var with one local VJP per input."""
         ### BEGIN SOLUTION
         other = _as_var(other)
         return Var(self.value / other.value, (self, other),

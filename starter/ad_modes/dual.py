@@ -51,12 +51,14 @@ class Dual:
         return _as_dual(other) - self
 
     def __mul__(self, other) -> Dual:
+        """`self * other` (a Dual or a constant): the product rule."""
         raise NotImplementedError
 
     def __rmul__(self, other) -> Dual:
         return _as_dual(other) * self
 
     def __truediv__(self, other) -> Dual:
+        """`self / other` (a Dual or a constant): the quotient rule."""
         raise NotImplementedError
 
     def __rtruediv__(self, other) -> Dual:

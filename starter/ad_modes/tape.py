@@ -57,12 +57,14 @@ class Var:
         return _as_var(other) - self
 
     def __mul__(self, other) -> Var:
+        """`self * other`: a new Var with one local VJP per input (see __add__ for the form)."""
         raise NotImplementedError
 
     def __rmul__(self, other) -> Var:
         return _as_var(other) * self
 
     def __truediv__(self, other) -> Var:
+        """`self / other`: a new Var with one local VJP per input."""
         raise NotImplementedError
 
     def __rtruediv__(self, other) -> Var:

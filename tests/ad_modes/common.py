@@ -389,6 +389,7 @@ def record_vjp_memory(rec, cases) -> None:
         calls = {"softmax_vjp": (softmax_vjp, (x, g), {}),
                  "layernorm_vjp": (layernorm_vjp, (x, g), {"gamma": np.array(c["gamma"])})}
         for name, (fn, args, kwargs) in calls.items():
+            fn(*args, **kwargs)  # once untraced: a first call's one-off costs are not J
             out, peak = peak_bytes(fn, *args, **kwargs)
             rec.close(f"[{i}].{name}", arr(out), **TOL)
             rec.exact(f"[{i}].{name}.memory.peak_at_least_half_of_J", bool(peak >= half_j))
