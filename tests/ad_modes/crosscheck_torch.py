@@ -9,11 +9,13 @@ goldens (which come from solutions/), using each observation's manifest toleranc
 - `jacobian_fwd` / `jacobian_rev` → torch.func.jacfwd / jacrev, then a second pass with
   torch.autograd.functional.jacobian for both;
 - `softmax_jacobian` / `layernorm_jacobian` → torch.func.jacrev of torch.softmax and
-  torch.nn.functional.layer_norm (weight = γ, biased variance), the VJPs → torch.func.vjp.
+  torch.nn.functional.layer_norm (weight = γ, biased variance), the VJPs → torch.func.vjp;
+- `fake_quantize` → torch.fake_quantize_per_tensor_affine (values and gradients);
+  `round_ste` → torch.round forward with an identity backward.
 
 Not compared here: counts (calls of f, primitive evaluations: properties of the contract, not
-of derivatives), `cheaper_mode`, the memory observation, and named checks (round_ste and
-fake_quantize are judged against torch by checks.py itself).
+of derivatives), whether f saw a torch tensor (here it does, by design), `cheaper_mode`, and
+the memory observation.
 
     .venv/bin/python tests/ad_modes/crosscheck_torch.py      # exit 0: goldens agree with torch
 """
@@ -42,7 +44,7 @@ sys.path.insert(0, str(HERE))  # the tests import tests/ad_modes/common.py as `c
 
 import common
 
-SKIPPED = (".count.", ".memory.", "cheaper_mode(")
+SKIPPED = (".count.", ".memory.", "cheaper_mode(", "f_saw_torch_tensor")
 
 
 def t(x) -> torch.Tensor:
@@ -106,6 +108,18 @@ def torch_softmax_vjp(x, g):
     return torch.func.vjp(lambda z: torch.softmax(z, dim=0), t(x))[1](t(g))[0]
 
 
+class TorchRoundSTE(torch.autograd.Function):
+    """torch.round forward, the identity backward (torch has no built-in STE)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return torch.round(x)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
 class Recorder:
     def __init__(self):
         self.values: dict[str, object] = {}
@@ -117,7 +131,7 @@ class Recorder:
         self.values[name] = value
 
     def check(self, name, value, check):
-        pass  # named checks are their own oracle (checks.py runs torch)
+        pass  # ad_modes records no named checks
 
 
 def stand_ins(jacobian_oracle: str) -> dict:
@@ -125,7 +139,9 @@ def stand_ins(jacobian_oracle: str) -> dict:
     api = {"Dual": torch_dual, "dual_parts": torch_dual_parts, "jvp": torch_jvp,
            "vjp": torch_vjp, "ops": TORCH_OPS, "softmax_jacobian": torch_softmax_jacobian,
            "softmax_vjp": torch_softmax_vjp, "layernorm_jacobian": torch_layernorm_jacobian,
-           "layernorm_vjp": torch_layernorm_vjp, "arr": lambda v: np.asarray(_np(v), float)}
+           "layernorm_vjp": torch_layernorm_vjp, "arr": lambda v: np.asarray(_np(v), float),
+           "round_ste": TorchRoundSTE.apply,
+           "fake_quantize": torch.fake_quantize_per_tensor_affine}
     if jacobian_oracle == "func":
         api.update(jacobian_fwd=lambda f, x: torch.func.jacfwd(f)(t(x)),
                    jacobian_rev=lambda f, x: torch.func.jacrev(f)(t(x)))
@@ -182,8 +198,9 @@ def main() -> int:
             failures += problems
     for p in failures:
         print("MISMATCH", p)
-    print(f"{total} observations compared with torch.func (jvp, vjp, jacfwd, jacrev) and "
-          f"torch.autograd.functional.jacobian (float64): {len(failures)} mismatches")
+    print(f"{total} observations compared with torch.func (jvp, vjp, jacfwd, jacrev), "
+          f"torch.autograd.functional.jacobian (float64) and "
+          f"torch.fake_quantize_per_tensor_affine: {len(failures)} mismatches")
     return 1 if failures else 0
 
 

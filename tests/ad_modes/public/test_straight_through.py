@@ -1,8 +1,9 @@
 """Task 5: gradients through round(): the straight-through estimator and fake quantization.
 
-Judged in the parent against torch itself (tests/ad_modes/checks.py): torch.round and the
-identity for round_ste; torch.fake_quantize_per_tensor_affine, values and gradients, for
-fake_quantize, including both sides of each clip boundary.
+Expected values are the reference solution's, cross-checked by tests/ad_modes/crosscheck_torch.py
+against torch.round with an identity backward (round_ste) and against
+torch.fake_quantize_per_tensor_affine, values and gradients (fake_quantize), including both
+sides of each clip boundary.
 """
 
 import numpy as np
