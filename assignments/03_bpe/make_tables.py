@@ -12,12 +12,14 @@ Blocks (see assignments/handout_blocks.py):
   BPE training is greedy, so the first k merges of one training run are what training to
   256 + k tokens gives: one run serves every row;
 - timing-bpe-train (only with --timings; machine-dependent, so the self-test checks it only for
-  presence): train_bpe on bench/bench_bpe.py's ~1 MB corpus to 1,000 merges, against HF tokenizers.
+  presence): train_bpe on bench/bench_bpe.py's ~1 MB corpus to 1,000 merges, against HF
+  tokenizers, taken from bench/results.json (run `make bench` first) or measured now.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -66,7 +68,9 @@ def strawberry() -> str:
             todo.extend(pieces[tok])
     needed.sort(key=merges.index)
     built = " ".join(f"({show(a)}, {show(b)})" for a, b in needed)
-    return f'`" strawberry"` becomes **one** token, id {tid}, built by the merges {built}.'
+    return (f'`" strawberry"` becomes **one** token, id {tid}, built by the merges `{built}`. '
+            f"Asked how many r's it contains, the model must have learned the spelling of id "
+            f"{tid} from context")
 
 
 def vocab_table() -> str:
@@ -97,13 +101,23 @@ def vocab_table() -> str:
 
 
 def training_time() -> str:
+    """From the train_bpe row of bench/results.json (the last `make bench`), else measured now
+    with bench/bench_bpe.py's measure()."""
+    results = ROOT / "bench" / "results.json"
+    rows = json.loads(results.read_text())["rows"] if results.exists() else []
+    rows = [r for r in rows if r["group"] == "bpe" and r["what"].startswith("train_bpe")
+            and r["ratio"] is not None]
+    if rows:
+        r, when = rows[0], json.loads(results.read_text())["date"]
+        return (f"{r['what']}: {r['ours']:.1f} s, {r['ratio']:.1f}× the time of Hugging Face "
+                f"`tokenizers`' Rust trainer measured in the same run (`make bench`, {when}; the "
+                f"machine and its load change both figures, the ratio less)")
     bench = load_module(ROOT / "bench" / "bench_bpe.py", "bench_bpe_for_handout")
     m = bench.measure(str(ROOT / "solutions"))
-    return (f"the reference trains bench/bench_bpe.py's {m['n_bytes'] / 1e6:.2f} MB generated corpus "
-            f"to {m['merges']:,} merges in {m['train']:.1f} s of pure Python, "
-            f"{m['train'] / m['train_hf']:.1f}× the time of Hugging Face `tokenizers`' Rust trainer "
-            f"measured in the same run (`make_tables.py --timings`; the machine and its load "
-            f"change both figures, the ratio less)")
+    return (f"train_bpe, {m['n_bytes'] / 1e6:.2f} MB generated text to {m['merges']:,} merges: "
+            f"{m['train']:.1f} s, {m['train'] / m['train_hf']:.1f}× the time of Hugging Face "
+            f"`tokenizers`' Rust trainer measured in the same run (bench/bench_bpe.py; the "
+            f"machine and its load change both figures, the ratio less)")
 
 
 def load_module(path: Path, name: str):
