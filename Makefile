@@ -38,7 +38,7 @@ goldens: setup
 selftest: setup
 	$(PY) -m autograder selftest $(ONLY)
 
-bench: setup   # ~20 min on 2 shared cores: every bench/bench_*.py's rows() -> bench/results.{json,md}, README
+bench: setup   # 40-60 min on 2 shared cores: every bench/bench_*.py's rows() -> bench/results.{json,md}, README
 	$(PY) bench/run_all.py
 
 lint: setup

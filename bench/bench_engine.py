@@ -5,7 +5,9 @@
   test folders (one pytest process per assignment, summed), and the difference (grade overhead);
 - sandbox overhead: `grade` with the default isolation vs `grade --isolation none`.
 
-Each figure is the median of REPEATS wall times (default 5; env BENCH_REPEATS).
+Our figures (check, grade) are the median of REPEATS wall times (default 5; env BENCH_REPEATS),
+the peers' (plain pytest, --isolation none) of PEER_REPEATS (default 3; env BENCH_PEER_REPEATS):
+on a loaded 2-core machine this file alone takes 20-40 minutes.
 
     python bench/bench_engine.py
 """
@@ -30,6 +32,7 @@ from autograder.assignments import discover  # noqa: E402
 
 PY = sys.executable
 REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))
+PEER_REPEATS = int(os.environ.get("BENCH_PEER_REPEATS", "3"))
 
 
 def wall(cmd: list[str], repeats: int = REPEATS) -> float:
@@ -57,27 +60,28 @@ def grade_cmd(out: str, *extra: str) -> list[str]:
 
 def check_rows(name: str) -> list[dict]:
     check = wall([PY, "-m", "autograder", "check", name, "--impl", "solutions"])
-    plain = wall(pytest_cmd(name, ("public",)))
+    plain = wall(pytest_cmd(name, ("public",)), PEER_REPEATS)
     return [row("engine", f"check {name} (public tests, reference solution)", check, "s",
                 peer=plain, peer_name="plain pytest of tests/" + name + "/public",
-                note=f"median of {REPEATS}; lower is better")]
+                note=f"median of {REPEATS} (peer {PEER_REPEATS}); lower is better")]
 
 
 def grade_rows(names: list[str]) -> list[dict]:
     """A full grade (default isolation and --isolation none) and plain pytest of the same tests."""
     with tempfile.TemporaryDirectory() as out:
         grade = wall(grade_cmd(out))
-        bare = wall(grade_cmd(out, "--isolation", "none"))
-    plain = sum(wall(pytest_cmd(n, ("public", "hidden"))) for n in names)
+        bare = wall(grade_cmd(out, "--isolation", "none"), PEER_REPEATS)
+    plain = sum(wall(pytest_cmd(n, ("public", "hidden")), PEER_REPEATS) for n in names)
     what = f"grade all {len(names)} assignments (public + hidden, reference solution)"
     return [row("engine", what, grade, "s", peer=plain,
                 peer_name="plain pytest of the same tests, one run per assignment",
-                note=f"median of {REPEATS}; lower is better"),
+                note=f"median of {REPEATS} (peer {PEER_REPEATS}); lower is better"),
             row("engine", "grade overhead beyond plain pytest (same tests)", grade - plain, "s",
                 note="grade minus plain pytest: intake, sandbox, goldens, report"),
             row("engine", "sandbox overhead: grade all, default isolation", grade, "s",
                 peer=bare, peer_name="same grade, --isolation none",
-                note=f"median of {REPEATS}; ratio - 1 is the sandbox's share")]
+                note=f"median of {REPEATS} (peer {PEER_REPEATS}); ratio - 1 is the sandbox's "
+                     "share")]
 
 
 def rows() -> list[dict]:

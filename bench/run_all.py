@@ -31,7 +31,7 @@ sys.path.insert(0, str(HERE))
 import benchrows  # noqa: E402
 import table  # noqa: E402
 
-TIMEOUT_S = float(os.environ.get("BENCH_TIMEOUT", "1200"))  # wall seconds per bench file
+TIMEOUT_S = float(os.environ.get("BENCH_TIMEOUT", "3600"))  # wall seconds per bench file
 
 
 def bench_files(only: list[str] | None = None) -> list[Path]:
@@ -89,6 +89,7 @@ def rows_in_child(path: Path, timeout_s: float = TIMEOUT_S) -> tuple[list[dict],
 def run(files: list[Path]) -> dict:
     """Every file's rows, in order, with the date, the machine and the wall time of each file."""
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    load = f"load average {os.getloadavg()[0]:.1f} at the start, " if hasattr(os, "getloadavg") else ""
     start = time.perf_counter()
     rows, seconds = [], {}
     for path in files:
@@ -98,7 +99,8 @@ def run(files: list[Path]) -> dict:
         benchrows.print_rows(file_rows)
         print(f"   ({wall:.0f} s)", flush=True)
         rows += file_rows
-    return {"date": date, "machine": table.machine(), "python": sys.version.split()[0],
+    machine = table.machine() + (f" ({load}{os.getloadavg()[0]:.1f} at the end)" if load else "")
+    return {"date": date, "machine": machine, "python": sys.version.split()[0],
             "duration_s": round(time.perf_counter() - start, 1), "seconds_per_file": seconds,
             "rows": rows}
 
