@@ -38,6 +38,13 @@ goldens: setup
 selftest: setup
 	$(PY) -m autograder selftest $(ONLY)
 
+# mutation testing of solutions/ (cosmic-ray mutants, graded by the engine); writes
+# tests/mutation_report.md. SAMPLE=all grades every mutant (hours); make test runs a smaller sample.
+SAMPLE ?= 40
+.PHONY: mutation
+mutation: setup
+	$(PY) -m autograder mutation $(ONLY) $(if $(filter all,$(SAMPLE)),,--sample $(SAMPLE))
+
 bench: setup
 	@for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 

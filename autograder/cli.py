@@ -153,6 +153,14 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     return 0 if all(run_selftest(load(n)) for n in names) else 1
 
 
+def cmd_mutation(args: argparse.Namespace) -> int:
+    """Mutation testing of solutions/ against its own graded suite (cosmic-ray operators)."""
+    from .mutation import run_mutation
+
+    return run_mutation(args.assignments, args.sample, args.seed,
+                        Path(args.report) if args.report else None)
+
+
 def add_isolation_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--isolation", choices=sandbox.MODES,
                         help="sandbox: auto (default), strict (refuse without full isolation), "
@@ -195,6 +203,15 @@ def main(argv: list[str] | None = None) -> int:
                                         "goldens fresh")
     p.add_argument("assignments", nargs="*")
     p.set_defaults(fn=cmd_selftest)
+    p = sub.add_parser("mutation", help="mutation testing of solutions/ against its graded "
+                                        "tests (instructors)")
+    p.add_argument("assignments", nargs="*")
+    p.add_argument("--sample", type=int, help="grade a seeded sample of N mutants per "
+                                              "assignment (default: all)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--report", help="where to write the report (default: "
+                                    "tests/mutation_report.md)")
+    p.set_defaults(fn=cmd_mutation)
     args = parser.parse_args(argv)
     try:
         return args.fn(args)
