@@ -425,6 +425,9 @@ def render_report(summaries: list[dict]) -> str:
         lines += ["", f"## {d['assignment']}", "", f"`{d['command']}`", "",
                   "Survivors: " + ("none." if not d["survivors"] else "")]
         lines += [f"- `{k}`" for k in d["survivors"]]
+        if d["equivalent"]:
+            lines += ["", f"Equivalent in this sample: {d['equivalent']} (listed with reasons in "
+                          f"`tests/{d['assignment']}/{EQUIVALENT_FILE}`)."]
         if d["stale_equivalents"]:
             lines += ["", "Listed as equivalent but no longer generated (edit the list):"]
             lines += [f"- `{k}`" for k in d["stale_equivalents"]]
