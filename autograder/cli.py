@@ -120,6 +120,14 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     return 0 if all(run_selftest(load(n), policy) for n in names) else 1
 
 
+def cmd_mutation(args: argparse.Namespace) -> int:
+    """Mutation testing of solutions/ against its own graded suite (cosmic-ray operators)."""
+    from .mutation import run_mutation
+
+    return run_mutation(args.assignments, args.sample, args.seed,
+                        Path(args.report) if args.report else None)
+
+
 def cmd_starter(args: argparse.Namespace) -> int:
     """Generate starter/ from the marked solutions; --check only reports a stale starter."""
     from . import starter
@@ -189,6 +197,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignments", nargs="*")
     add_policy_options(p)
     p.set_defaults(fn=cmd_selftest)
+    p = sub.add_parser("mutation", help="mutation testing of solutions/ against its graded "
+                                        "tests (instructors)")
+    p.add_argument("assignments", nargs="*")
+    p.add_argument("--sample", type=int, help="grade a seeded sample of N mutants per "
+                                              "assignment (default: all)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--report", help="where to write the report (default: "
+                                    "tests/mutation_report.md)")
+    p.set_defaults(fn=cmd_mutation)
     p = sub.add_parser("starter", help="generate starter/ from the solutions' markers "
                                        "(instructors)")
     p.add_argument("assignments", nargs="*")
