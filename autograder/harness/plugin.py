@@ -52,14 +52,18 @@ def assignment_dir(path: Path) -> Path:
 class GradedRun:
     """The recording plugin of one pytest session (see the module docstring)."""
 
-    def __init__(self, config: dict | None, local_checker: LocalChecker | None = None):
+    def __init__(self, config: dict | None, local_checker: LocalChecker | None = None,
+                 impl_root: str | None = None):
         self.config = config
         self.local_checker = local_checker
+        # where the implementation under test lives: errors are located in its files
+        self.impl_root = Path(config["impl"] if config else impl_root or "/nonexistent")
         self.recorders: dict[str, Recorder] = {}
         self.inputs_cache: dict[str, dict] = {}
         self.generated: dict[str, Any] = {}
         self.errors: dict[str, str] = {}
         self.error_types: dict[str, str] = {}
+        self.wheres: dict[str, dict] = {}
 
     @property
     def local(self) -> bool:
@@ -118,23 +122,41 @@ class GradedRun:
         if report.failed and spec.id not in self.errors:
             excinfo = call.excinfo
             if excinfo is not None:
-                where = ""
-                tb = excinfo.traceback
-                if len(tb):
-                    entry = tb[-1]
-                    where = f" at {Path(str(entry.path)).name}:{entry.lineno + 1}"
-                self.errors[spec.id] = excinfo.exconly()[:MAX_ERROR_CHARS] + where
+                self.errors[spec.id] = excinfo.exconly()[:MAX_ERROR_CHARS]
                 self.error_types[spec.id] = excinfo.typename
+                where = self.locate(excinfo.traceback)
+                if where is not None:
+                    self.wheres[spec.id] = where
             else:
                 self.errors[spec.id] = str(report.longreprtext)[-MAX_ERROR_CHARS:]
         if report.when == "teardown":
             self.finish(item, spec)
+
+    def locate(self, traceback: Any) -> dict | None:
+        """Where an exception was raised, in the student's terms: the deepest frame in the
+        implementation's files (function, file relative to the implementation root, line),
+        else the test's own line."""
+        entries = list(traceback)
+        for entry in reversed(entries):
+            path = Path(str(entry.path))
+            if path.is_relative_to(self.impl_root):
+                code = entry.frame.code.raw
+                return {"function": getattr(code, "co_qualname", code.co_name),
+                        "file": path.relative_to(self.impl_root).as_posix(),
+                        "line": entry.lineno + 1, "student": True}
+        for entry in reversed(entries):
+            path = Path(str(entry.path))
+            if path.name.startswith("test_"):
+                return {"function": entry.name, "file": path.name, "line": entry.lineno + 1,
+                        "student": False}
+        return None
 
     def finish(self, item: pytest.Item, spec: GradedSpec) -> None:
         rec = self.recorders.pop(item.nodeid, None)
         event = {"ev": "end", "id": spec.id,
                  "outcome": "failed" if spec.id in self.errors else "passed",
                  "error": self.errors.get(spec.id), "error_type": self.error_types.get(spec.id),
+                 "where": self.wheres.get(spec.id),
                  "obs": rec.observations if rec else []}
         if self.config is not None and self.config["mode"] == "gen":
             path = Path(str(item.path))
