@@ -59,7 +59,7 @@ def open_submission(path: Path, workdir: Path) -> Path:
         raise IntakeError(f"{path.name}: a zip entry's name is flagged UTF-8 but is not valid "
                           f"UTF-8 (re-create the zip with your system's zip tool)") from None
     except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError,
-            ValueError, OverflowError, MemoryError) as e:
+            ValueError, OverflowError, MemoryError, LookupError) as e:
         detail = " ".join(str(e).split())[:200]
         raise IntakeError(f"{path.name}: the zip is damaged or unreadable "
                           f"({type(e).__name__}: {detail})") from None
@@ -76,7 +76,7 @@ def _extract_safely(zf: zipfile.ZipFile, dest: Path) -> None:
         parts = PurePosixPath(name.replace("\\", "/")).parts
         if name.startswith(("/", "\\")) or (parts and ":" in parts[0]) or ".." in parts:
             raise IntakeError(f"the zip entry {name!r} points outside the submission")
-        if any(ord(c) < 32 for c in name) or len(parts) > MAX_DEPTH \
+        if not parts or any(ord(c) < 32 for c in name) or len(parts) > MAX_DEPTH \
                 or any(len(p.encode()) > MAX_NAME for p in parts):
             raise IntakeError(f"the zip entry {name[:80]!r} has an unusable name")
         compressed += info.compress_size

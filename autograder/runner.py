@@ -379,7 +379,9 @@ class FolderRun:
             if message not in self.collect_errors:
                 self.collect_errors.append(message)
         else:
-            message = f"{str(ev.get('file'))[:100]}: {str(ev.get('error'))[-1500:]}"
+            message = str(ev.get("error"))[-1500:]
+            if ev.get("package") is not True:  # not the package's own import: name the file
+                message = f"{str(ev.get('file'))[:100]}: {message}"
             if message not in self.collect_errors:  # a file collected again in a new child
                 self.collect_errors.append(message)
 

@@ -16,6 +16,7 @@ Events are JSON lines appended to config["events"]: start, end, collect_error, d
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -35,6 +36,24 @@ LocalChecker = Callable[[str, Path, str], Callable[[dict], None]]
 def case_seed(assignment: str, test_id: str) -> int:
     """Seed of a test's input generator: stable across machines and runs."""
     return zlib.crc32(f"{assignment}/{test_id}".encode())
+
+
+IMPL_FRAME = re.compile(r"(?:^|/)impl/(\S+?):(\d+): in ")
+
+
+def package_import_error(text: str) -> str | None:
+    """A test file's collection error caused by importing the implementation, in the
+    student's terms (their file and line, the error, the source line); None when the
+    traceback never enters the implementation (the run folder keeps it under impl/)."""
+    lines = text.splitlines()
+    frames = [(i, m) for i, line in enumerate(lines) if (m := IMPL_FRAME.search(line))]
+    errors = [line[4:].strip() for line in lines if line.startswith("E   ")]
+    if not frames or not errors:
+        return None
+    i, match = frames[-1]
+    source = lines[i + 1].strip() if i + 1 < len(lines) else ""
+    return (f"importing your package failed: {errors[-1]} ({match.group(1)}:{match.group(2)})"
+            + (f"\n    {source}" if source else ""))
 
 
 def graded_spec(item: pytest.Item) -> GradedSpec | None:
@@ -103,8 +122,10 @@ class GradedRun:
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
+            text = str(report.longreprtext)
+            own = package_import_error(text)
             self.emit({"ev": "collect_error", "file": Path(str(report.fspath)).name,
-                       "error": str(report.longreprtext)[-MAX_ERROR_CHARS:]})
+                       "error": (own or text)[-MAX_ERROR_CHARS:], "package": own is not None})
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:

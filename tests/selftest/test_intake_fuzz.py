@@ -25,7 +25,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autograder import grading, service
-from autograder.grading import AssignmentGrade, TestResult, task_stores
 from autograder.report import SCHEMA_PATH
 from autograder.sandbox import SandboxPolicy
 
@@ -78,10 +77,10 @@ def mutate(data: bytes, how) -> bytes:
 def passing_run(assignment, impl_root, visibilities=("public", "hidden"), policy=None, task=None):
     """Stands in for the sandboxed run: every test passes (the staged package must exist)."""
     assert (impl_root / assignment.package / "__init__.py").is_file()
-    tests = [TestResult(assignment.name, i, t.file, vis, t.points, True, task=t.task)
-             for vis, s in task_stores(assignment, visibilities, task).items()
+    tests = [grading.TestResult(assignment.name, i, t.file, vis, t.points, True, task=t.task)
+             for vis, s in grading.task_stores(assignment, visibilities, task).items()
              for i, t in s.tests.items()]
-    return AssignmentGrade(assignment, tests)
+    return grading.AssignmentGrade(assignment, tests)
 
 
 @pytest.fixture
