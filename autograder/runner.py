@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -305,6 +306,7 @@ class FolderRun:
                            for f in req.assignment.test_files(v)
                            if file is None or f.name == file],
             "plan": ids, "forbidden": list(req.assignment.forbidden),
+            "timeouts": {i: req.test_timeout(i) for i in ids or []} if req.mode == "replay" else {},
         }
 
     def _child(self, box: RunSandbox, run: Path, attempt: int, ids: list[str] | None,
@@ -415,9 +417,25 @@ def _where(data: object) -> dict | None:
             "student": data.get("student") is True}
 
 
+_DUMPED_FRAME = re.compile(r'File "[^"]*/impl/([^"]+)", line (\d+) in (\S+)')
+
+
+def _hang_location(stderr_tail: str) -> str:
+    """' in fn() (file:line)': the innermost frame of the implementation in the child's last
+    stack dump (harness/plugin.py dumps stacks shortly before a test's timeout)."""
+    dump = stderr_tail.rsplit("Timeout (", 1)  # faulthandler's header; then each thread's stack
+    match = _DUMPED_FRAME.search(dump[-1]) if len(dump) > 1 else None
+    if match is None:
+        return ""
+    function = match.group(3)
+    named = f" in {function}()" if not function.startswith("<") else ""
+    return f"{named} at {match.group(1)}:{match.group(2)}"
+
+
 def _crash_message(reason: str, limit: float, stderr_tail: str) -> str:
     if reason == "timeout":
-        return f"timed out after {limit:g} s (an endless loop, or far too slow)"
+        return f"timed out after {limit:g} s{_hang_location(stderr_tail)} (an endless loop, or " \
+               f"far too slow)"
     if reason == "run_timeout":
         return "stopped: the whole run exceeded its time limit"
     last = stderr_tail.strip().splitlines()[-1:] if stderr_tail.strip() else []

@@ -15,7 +15,9 @@ Events are JSON lines appended to config["events"]: start, end, collect_error, d
 
 from __future__ import annotations
 
+import faulthandler
 import json
+import os
 import re
 import zlib
 from collections.abc import Callable
@@ -29,6 +31,7 @@ from . import GradedSpec, Recorder
 from .plaindata import decode, encode
 
 MAX_ERROR_CHARS = 2000
+HANG_DUMP_AT = 0.8  # of a test's timeout: dump the stacks, so the parent can say where it hung
 # (test id, assignment folder, visibility) -> a function called with each observation
 LocalChecker = Callable[[str, Path, str], Callable[[dict], None]]
 
@@ -83,6 +86,8 @@ class GradedRun:
         self.errors: dict[str, str] = {}
         self.error_types: dict[str, str] = {}
         self.wheres: dict[str, dict] = {}
+        # the child's real stderr (pytest captures fd 2 during tests): where hang dumps go
+        self.stderr_fd = os.dup(2) if config is not None and config.get("timeouts") else None
 
     @property
     def local(self) -> bool:
@@ -132,6 +137,10 @@ class GradedRun:
         spec = graded_spec(item)
         if spec is not None:
             self.emit({"ev": "start", "id": spec.id})
+            limit = self.config.get("timeouts", {}).get(spec.id) if self.config else None
+            if limit and self.stderr_fd is not None:
+                faulthandler.dump_traceback_later(HANG_DUMP_AT * float(limit),
+                                                  file=self.stderr_fd)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
@@ -173,6 +182,8 @@ class GradedRun:
         return None
 
     def finish(self, item: pytest.Item, spec: GradedSpec) -> None:
+        if self.stderr_fd is not None:
+            faulthandler.cancel_dump_traceback_later()
         rec = self.recorders.pop(item.nodeid, None)
         event = {"ev": "end", "id": spec.id,
                  "outcome": "failed" if spec.id in self.errors else "passed",
