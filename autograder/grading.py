@@ -141,6 +141,7 @@ def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inpu
     elif rec.outcome != "passed":
         details.append(raised_message(rec))
     failing, missing = set(), []
+    alike: dict[str, list[str]] = {}  # message -> the observations it is about
     for name in sorted(spec.observations, key=natural_key):
         ospec = spec.observations[name]
         if name not in observed:
@@ -149,7 +150,12 @@ def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inpu
         message = judge(ospec, observed[name], inputs, assignment.checks, name)
         if message is not None:
             failing.add(name)
-            details.append(f"{name}: {message}")
+            alike.setdefault(message, []).append(name)
+    for message, names in alike.items():
+        shown = names[0] if len(names) == 1 else (
+            f"{names[0]} … {names[-1]} ({len(names)} values)" if len(names) > 2
+            else f"{names[0]}, {names[1]}")
+        details.append(f"{shown}: {message}")
     if missing and rec.status == "ended" and rec.outcome == "passed":
         details.append(_missing_message(spec, missing))
     if failing:

@@ -20,11 +20,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from autograder import cli, runner
+from autograder import cli, runner, store
 from autograder.compare import ranked_hints
 from autograder.grading import grade_submission_root
 from autograder.report import render, results_json
-from autograder import store
 from autograder.tasks import natural_key, task_of_file
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
