@@ -55,6 +55,10 @@ def package_import_error(text: str) -> str | None:
         return None
     i, match = frames[-1]
     source = lines[i + 1].strip() if i + 1 < len(lines) else ""
+    forbidden = re.search(r"module '([^']+)' is forbidden in this assignment", errors[-1])
+    if forbidden:
+        return (f"{match.group(1)}, line {match.group(2)} imports '{forbidden.group(1)}', which "
+                f"this assignment forbids (it would do the work for you)")
     return (f"importing your package failed: {errors[-1]} ({match.group(1)}:{match.group(2)})"
             + (f"\n    {source}" if source else ""))
 
