@@ -28,8 +28,8 @@ from autograder import grading, service
 from autograder.report import SCHEMA_PATH
 from autograder.sandbox import SandboxPolicy
 
-ZIP_EXAMPLES = 200
-FOLDER_EXAMPLES = 80
+ZIP_EXAMPLES = 150
+FOLDER_EXAMPLES = 60
 SOLUTION = (Path(__file__).parent / "toy_course/solutions/toy/__init__.py").read_bytes()
 NAMES = [b"toy/", b"toy/__init__.py", b"sub/toy/__init__.py", b"sub/", b"toy", b"toy/__init__.py/",
          b"toy/extra.py", b"toy/conftest.py", b"toy/x.pth", b"pytest/__init__.py", b"toy/numpy.py",
