@@ -27,7 +27,7 @@ test: setup
 	$(PY) -m pytest -n $(JOBS) -q tests/selftest
 
 check: setup
-	$(PY) -m autograder check $(A) $(if $(IMPL),--impl $(IMPL))
+	$(PY) -m autograder check $(A) $(if $(IMPL),--impl $(IMPL)) $(if $(TASK),--task $(TASK))
 
 grade: setup
 	$(PY) -m autograder grade $(SUB) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) --out $(OUT)

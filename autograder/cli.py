@@ -35,10 +35,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Public tests on a local implementation (default: starter/)."""
     assignment = load(args.assignment)
     impl = Path(args.impl) if args.impl else assignment.starter
-    results = service.check(assignment, impl, _policy(args))
+    results = service.check(assignment, impl, _policy(args), args.task)
     _print_warnings(results)
-    render(results.grades, title=f"check {assignment.name} ({impl})")
-    return 0
+    scope = f" task {args.task}" if args.task is not None else ""
+    render(results.grades, title=f"check {assignment.name}{scope} ({impl})")
+    full = results.max_score > 0 and results.score == results.max_score
+    return 0 if full else 1
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -161,9 +163,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder",
                                      description="Training Systems autograder")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("check", help="public tests on your code (default: starter/)")
+    p = sub.add_parser("check", help="public tests on your code (default: starter/); exits 1 "
+                                     "unless every public test passes")
     p.add_argument("assignment")
     p.add_argument("--impl", help="folder holding the package (default: starter/)")
+    p.add_argument("--task", type=int, help="only this handout task's tests")
     add_policy_options(p)
     p.set_defaults(fn=cmd_check)
     p = sub.add_parser("grade", help="grade a submission folder or zip (public + hidden)")
