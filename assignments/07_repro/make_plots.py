@@ -7,7 +7,7 @@ seed does: initialization, mini-batch order, dropout) for 10 seeds, through seed
 each seed's final training loss, the mean and its 95% t-interval (and, dashed, the too-narrow
 interval the normal 1.96 would give). Right: the 10 seeds split in two groups of 5, as in
 Henderson et al. (2018): each group's mean and t-interval, and Welch's p-value between them.
-About 5 s on one CPU core.
+About 10 s of CPU time.
 """
 
 import math

@@ -25,9 +25,9 @@ def test_welch_hidden(rec, cases):
 
 def significance_cases(rng: np.random.Generator) -> list:
     out = []
-    for _ in range(6):
-        a = [float(x) for x in rng.normal(size=3)]
-        b = [float(x) for x in 0.8 + 3 * rng.normal(size=25)]
+    for _ in range(6):  # a small noisy group against a large tight one: pooling shrinks a's noise
+        a = [float(x) for x in 1.5 + 2.0 * rng.normal(size=3)]
+        b = [float(x) for x in 0.3 * rng.normal(size=25)]
         out.append({"a": a, "b": b, "alpha": float(rng.choice([0.05, 0.2]))})
     return out
 

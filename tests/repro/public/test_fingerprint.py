@@ -25,6 +25,9 @@ def test_equal_bits_equal_digest(rec, cases):
     model = tiny_model(cases["model_seed"])
     record_digest_pair(rec, "model and its deep copy", model, copy.deepcopy(model))
     record_digest_pair(rec, "model rebuilt from its seed", model, tiny_model(cases["model_seed"]))
+    weight = model[0].weight  # a Parameter (requires grad) and a plain copy of its values
+    record_digest_pair(rec, "parameter vs a plain copy", [weight], [weight.detach().clone()])
+    record_digest_pair(rec, "result of an op vs its values", [weight * 1.0], [weight.detach().clone()])
 
 
 @graded(points=3, cases=tensors)
