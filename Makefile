@@ -24,7 +24,7 @@ demo: setup
 	$(PY) -m autograder demo
 
 test: setup
-	$(PY) -m pytest -n $(JOBS) -q tests/selftest
+	$(PY) -m pytest -n $(JOBS) -q tests/selftest tests/repro/gpu
 
 check: setup
 	$(PY) -m autograder check $(A) $(if $(IMPL),--impl $(IMPL)) $(if $(TASK),--task $(TASK))

@@ -1,0 +1,220 @@
+"""Parent-side checks for repro (trusted: they run in the grader, never in the sandbox).
+
+The statistics are judged against scipy.stats (the oracle), the rest against properties the
+contract fixes where it leaves the values free (the hash of fingerprint, the RNG use of
+atomic_add_simulation, the way seed_everything derives each generator's seed).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+
+import numpy as np
+from scipy import stats
+
+WORKSPACE_CONFIGS = (":4096:8", ":16:8")
+GENERATORS = {"python": "Python's random", "numpy": "NumPy's np.random", "torch": "torch"}
+MAX_PERMUTED = 7  # slots with more contributions are not enumerated (tests use at most 6)
+
+
+def _index(name: str) -> int:
+    m = re.match(r"\w+\[(\d+)\]", name)
+    return int(m.group(1)) if m else 0
+
+
+def _floats(value, n: int | None = None) -> list[float] | None:
+    """value as a list of floats (of length n), or None when it is not one."""
+    if not isinstance(value, list) or (n is not None and len(value) != n):
+        return None
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in value):
+        return None
+    return [float(x) for x in value]
+
+
+def _same(a: float, b: float, rtol: float = 1e-9, atol: float = 1e-12) -> bool:
+    if math.isnan(b) or math.isinf(b):
+        return (math.isnan(a) and math.isnan(b)) or a == b
+    return abs(a - b) <= atol + rtol * abs(b)
+
+
+# ------------------------------------------------------------------ Task 1: seed_everything
+def reseeding_repeats_draws(observed, ctx) -> str | None:
+    """observed: three runs of draws {"python", "numpy", "torch": [3 floats]}: after
+    seed_everything(s) from two prior states, then after seed_everything(other seed).
+    Same seed: the same draws; other seed: other draws, for every generator."""
+    if not isinstance(observed, list) or len(observed) != 3 or \
+            not all(isinstance(r, dict) and set(r) == set(GENERATORS) for r in observed):
+        return "expected three runs of draws from python, numpy and torch"
+    for key, label in GENERATORS.items():
+        runs = [_floats(r[key], 3) for r in observed]
+        if any(r is None for r in runs):
+            return f"{label}: expected 3 floats per run"
+        if runs[0] != runs[1]:
+            return (f"{label} draws depend on the generator's state before seed_everything: "
+                    f"{label} is not seeded")
+        if runs[0] == runs[2]:
+            return f"{label} draws the same numbers for two different seeds"
+    return None
+
+
+# ------------------------------------------------------------------ Task 2: deterministic_mode
+def deterministic_workspace_config(observed, ctx) -> str | None:
+    """CUBLAS_WORKSPACE_CONFIG inside deterministic_mode(): one of the two deterministic values."""
+    if observed in WORKSPACE_CONFIGS:
+        return None
+    return (f"CUBLAS_WORKSPACE_CONFIG is {observed!r} inside the block; cuBLAS is deterministic "
+            f"with ':4096:8' or ':16:8'")
+
+
+# ------------------------------------------------------------------ Task 3: fingerprint
+def same_digest_iff(observed, ctx) -> str | None:
+    """observed: two digests; they must be equal exactly when the solution's two are (the hash
+    itself is free, but it must be a non-empty string)."""
+    if not isinstance(observed, list) or len(observed) != 2 or \
+            not all(isinstance(d, str) and d for d in observed):
+        return "fingerprint must return a non-empty str"
+    want_equal = ctx.expected[0] == ctx.expected[1]
+    if want_equal and observed[0] != observed[1]:
+        return "equal bits, different fingerprints: the digest must depend on the values' bits only"
+    if not want_equal and observed[0] == observed[1]:
+        return "different bits (or dtype, or shape), same fingerprint"
+    return None
+
+
+# ------------------------------------------------------------------ Task 5: atomic_add_simulation
+def _sequential(values, dtype) -> float:
+    total = dtype.type(0)
+    for v in values:
+        total = dtype.type(total + dtype.type(v))
+    return float(total)
+
+
+def _slot_outcomes(case: dict) -> list[set[float]]:
+    """Per slot: every left-to-right sum of its contributions over all their orders."""
+    dtype = np.asarray(case["src"]).dtype
+    contributions: list[list[float]] = [[] for _ in range(int(case["n"]))]
+    for j, v in zip(case["index"], np.asarray(case["src"]).tolist()):
+        contributions[int(j)].append(v)
+    outcomes = []
+    for values in contributions:
+        if len(values) > MAX_PERMUTED:
+            outcomes.append(set())
+            continue
+        outcomes.append({_sequential(p, dtype) for p in itertools.permutations(values)})
+    return outcomes
+
+
+def _rows(observed, case) -> tuple[np.ndarray | None, str | None]:
+    arr = observed if isinstance(observed, np.ndarray) else None
+    if arr is None or arr.dtype.kind != "f":
+        return None, "expected a floating (trials, n) tensor"
+    if arr.shape != (int(case["trials"]), int(case["n"])):
+        return None, f"shape {arr.shape}, expected (trials, n) = ({case['trials']}, {case['n']})"
+    if arr.dtype != np.asarray(case["src"]).dtype:
+        return None, f"dtype {arr.dtype}, expected src's dtype {np.asarray(case['src']).dtype}"
+    return arr, None
+
+
+def slot_sums_in_some_order(observed, ctx) -> str | None:
+    """Every entry [t, j] is the left-to-right sum, in src's dtype, of slot j's contributions
+    in one of their orders (0 for an empty slot)."""
+    case = ctx.inputs[_index(ctx.name)]
+    arr, problem = _rows(observed, case)
+    if problem:
+        return problem
+    for j, possible in enumerate(_slot_outcomes(case)):
+        for t in range(arr.shape[0]):
+            if float(arr[t, j]) not in possible:
+                return (f"trial {t}, slot {j}: {float(arr[t, j])!r} is no left-to-right sum of the "
+                        f"slot's contributions in {np.asarray(case['src']).dtype} in any order")
+    return None
+
+
+def trials_vary_seed_repeats(observed, ctx) -> str | None:
+    """observed: two calls with the same arguments. They are bitwise equal (same seed), and
+    their trials are not all equal (a new random order per trial). With the tests' contested
+    slot and 40 trials, a uniformly random order makes all trials equal with probability
+    below 1e-6 (see tests/repro/README in the handout: the bound is computed there)."""
+    case = ctx.inputs[_index(ctx.name)]
+    if not isinstance(observed, list) or len(observed) != 2:
+        return "expected two results"
+    first, problem = _rows(observed[0], case)
+    second, problem2 = _rows(observed[1], case)
+    if problem or problem2:
+        return problem or problem2
+    if first.tobytes() != second.tobytes():
+        return "the same seed gave two different results: draw the orders from a generator seeded with `seed`"
+    if all(first[0].tobytes() == row.tobytes() for row in first):
+        return (f"all {len(first)} trials are bitwise identical: the accumulation order does not "
+                "change from trial to trial")
+    return None
+
+
+# ------------------------------------------------------------------ Task 6: seed_study
+def t_interval_of_mean(observed, ctx) -> str | None:
+    """ci95 = mean -+ t_{0.975, n-1} * std(ddof=1) / sqrt(n) of the stored values (scipy)."""
+    case = ctx.inputs[_index(ctx.name)]
+    ci = _floats(observed, 2)
+    if ci is None:
+        return "ci95 must be a pair (lo, hi) of numbers"
+    values = np.asarray(case["values"], dtype=np.float64)
+    n = len(values)
+    mean, sem = float(values.mean()), float(stats.sem(values))  # sem: std(ddof=1) / sqrt(n)
+    half = float(stats.t.ppf(0.975, n - 1)) * sem
+    if _same(ci[0], mean - half, atol=1e-12) and _same(ci[1], mean + half, atol=1e-12):
+        return None
+    got = (ci[1] - ci[0]) / 2
+    hints = {"the normal quantile 1.96 instead of t with n - 1 degrees of freedom":
+             float(stats.norm.ppf(0.975)) * sem,
+             "the standard deviation instead of the standard error std / sqrt(n)":
+             float(stats.t.ppf(0.975, n - 1)) * sem * math.sqrt(n),
+             "the population std (ddof=0)": float(stats.t.ppf(0.975, n - 1)) * float(values.std()) / math.sqrt(n)}
+    why = next((k for k, h in hints.items() if _same(got, h, rtol=1e-6)), None)
+    return (f"ci95 = {ci}, expected ({mean - half!r}, {mean + half!r})"
+            + (f": the half-width matches {why}" if why else ""))
+
+
+def repeated_seeds_repeat(observed, ctx) -> str | None:
+    """observed: seed_study's values for a seed list with repeats (a train_fn that draws from
+    every generator): equal seeds give equal values, different seeds different ones."""
+    seeds = ctx.inputs[_index(ctx.name)]
+    values = _floats(observed, len(seeds))
+    if values is None:
+        return f"expected {len(seeds)} values, one per seed"
+    first: dict[int, float] = {}
+    for position, (s, v) in enumerate(zip(seeds, values)):
+        if s in first and first[s] != v:
+            return (f"seed {s} gave {first[s]!r} and later {v!r} (position {position}): each run "
+                    "must start from seed_everything(s), with every generator seeded")
+        first.setdefault(s, v)
+    if len(set(first.values())) != len(first):
+        return "two different seeds gave the same value"
+    return None
+
+
+# ------------------------------------------------------------------ Task 7: Welch's t-test
+def matches_scipy_welch(observed, ctx) -> str | None:
+    """[statistic, pvalue] equal (rtol 1e-9) to scipy.stats.ttest_ind(a, b, equal_var=False);
+    inf and nan where scipy gives them."""
+    case = ctx.inputs[_index(ctx.name)]
+    got = _floats(observed, 2)
+    if got is None:
+        return "welch_t_test must return (statistic, pvalue), two numbers"
+    with np.errstate(all="ignore"):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            welch = stats.ttest_ind(case["a"], case["b"], equal_var=False)
+            student = stats.ttest_ind(case["a"], case["b"], equal_var=True)
+    want = [float(welch.statistic), float(welch.pvalue)]
+    if all(_same(g, w) for g, w in zip(got, want)):
+        return None
+    if all(_same(g, float(s)) for g, s in zip(got, (student.statistic, student.pvalue))):
+        return (f"got {got}, scipy's Welch test gives {want}: yours is the pooled-variance "
+                "(Student) t-test, which assumes equal variances")
+    if _same(got[0], want[0]):
+        return f"statistic right, p-value {got[1]!r} expected {want[1]!r}: check the degrees of freedom"
+    return f"got (statistic, pvalue) = {got}, scipy.stats.ttest_ind(equal_var=False) gives {want}"

@@ -1,0 +1,244 @@
+"""Shared by the repro public and hidden tests (and shipped with the public ones): the global
+state the tests set and put back, the builders of stored inputs, and the recording loops both
+test sets run on their own inputs. Inputs and helpers only: no expected value lives here.
+"""
+
+import os
+import random
+from collections.abc import Callable
+
+import numpy as np
+import torch
+from torch import nn
+
+from repro import (
+    atomic_add_simulation,
+    deterministic_mode,
+    fingerprint,
+    ordered_sum,
+    seed_everything,
+    seed_study,
+    significantly_different,
+    welch_t_test,
+)
+
+WORKSPACE_VARIABLE = "CUBLAS_WORKSPACE_CONFIG"
+
+
+# ================================================================ Task 1: seed_everything
+def set_all_generators(seed: int) -> None:
+    """Put Python's, NumPy's and torch's generators in a known state that is not the student's
+    (so that a generator the student forgets to seed gives the same, wrong, draws every time)."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    random.random(), np.random.rand(), torch.rand(1)
+
+
+def draws() -> dict:
+    """Three draws from each global generator."""
+    return {"python": [random.random() for _ in range(3)],
+            "numpy": [float(x) for x in np.random.rand(3)],
+            "torch": [float(x) for x in torch.rand(3, dtype=torch.float64)]}
+
+
+def record_reseeding(rec, i: int, seed: int, other_seed: int) -> None:
+    """draws[i]: the draws after seed_everything(seed) from two different prior states, then
+    after seed_everything(other_seed) (judged by checks.reseeding_repeats_draws)."""
+    runs = []
+    for prior, s in ((1001, seed), (2002, seed), (1001, other_seed)):
+        set_all_generators(prior)
+        seed_everything(s)
+        runs.append(draws())
+    rec.check(f"draws[{i}]", runs, check="reseeding_repeats_draws")
+
+
+# ================================================================ Task 2: deterministic_mode
+def global_state() -> dict:
+    """Every setting deterministic_mode touches, as plain data."""
+    return {"deterministic_algorithms": torch.are_deterministic_algorithms_enabled(),
+            "warn_only": torch.is_deterministic_algorithms_warn_only_enabled(),
+            "cudnn_deterministic": bool(torch.backends.cudnn.deterministic),
+            "cudnn_benchmark": bool(torch.backends.cudnn.benchmark),
+            WORKSPACE_VARIABLE: os.environ.get(WORKSPACE_VARIABLE)}
+
+
+def set_global_state(state: dict) -> None:
+    """Set every setting of `state` (a dict as global_state() returns; None unsets the variable)."""
+    torch.use_deterministic_algorithms(state["deterministic_algorithms"], warn_only=state["warn_only"])
+    torch.backends.cudnn.deterministic = state["cudnn_deterministic"]
+    torch.backends.cudnn.benchmark = state["cudnn_benchmark"]
+    if state[WORKSPACE_VARIABLE] is None:
+        os.environ.pop(WORKSPACE_VARIABLE, None)
+    else:
+        os.environ[WORKSPACE_VARIABLE] = state[WORKSPACE_VARIABLE]
+
+
+def prior_states(rng: np.random.Generator, n: int) -> list:
+    """Global states a program could be in before it enters deterministic_mode."""
+    workspaces = [None, ":4096:8", ":16:8", ":0:0", None]
+    states = []
+    for k in range(n):
+        mode = bool(rng.integers(0, 2))
+        states.append({"deterministic_algorithms": mode,
+                       "warn_only": bool(rng.integers(0, 2)) if mode else bool(k % 3 == 0),
+                       "cudnn_deterministic": bool(rng.integers(0, 2)),
+                       "cudnn_benchmark": bool(rng.integers(0, 2)),
+                       WORKSPACE_VARIABLE: workspaces[k % len(workspaces)]})
+    return states
+
+
+def isolated(body: Callable[[], None]) -> None:
+    """Run body, then put every global setting back as it was (whatever the code under test
+    left behind), so that one test's leftovers cannot change another test's result."""
+    saved = global_state()
+    try:
+        body()
+    finally:
+        set_global_state(saved)
+
+
+def record_inside(rec, i: int, prior: dict, enabled: bool) -> None:
+    """inside[i].*: the settings inside deterministic_mode(enabled) entered from `prior`."""
+    def body():
+        set_global_state(prior)
+        with deterministic_mode(enabled):
+            state = global_state()
+        rec.exact(f"inside[{i}].deterministic_algorithms", state["deterministic_algorithms"])
+        rec.exact(f"inside[{i}].cudnn_deterministic", state["cudnn_deterministic"])
+        if enabled:
+            rec.exact(f"inside[{i}].warn_only", state["warn_only"])
+            rec.exact(f"inside[{i}].cudnn_benchmark", state["cudnn_benchmark"])
+            rec.check(f"inside[{i}].{WORKSPACE_VARIABLE}", state[WORKSPACE_VARIABLE],
+                      check="deterministic_workspace_config")
+    isolated(body)
+
+
+def record_after(rec, i: int, prior: dict, enabled: bool, body_raises: bool) -> None:
+    """after[i].*: the settings after leaving deterministic_mode(enabled) entered from `prior`,
+    the block ending normally or by an exception (which must propagate)."""
+    def block():
+        with deterministic_mode(enabled):
+            if body_raises:
+                raise KeyError("raised inside the block")
+
+    def body():
+        set_global_state(prior)
+        rec.raises(f"after[{i}]: the body's exception propagates", block)
+        for key, value in global_state().items():
+            rec.exact(f"after[{i}].{key}", value)
+    isolated(body)
+
+
+def nondeterministic_op() -> None:
+    """An op PyTorch has no deterministic kernel for, on the CPU too (Tensor.put_ with
+    accumulate=False: which of two writes to one slot wins is undefined)."""
+    torch.zeros(4).put_(torch.tensor([1, 1]), torch.tensor([1.0, 2.0]))
+
+
+def record_strictness(rec, i: int, prior: dict) -> None:
+    """op[i].*: whether the non-deterministic op raises inside deterministic_mode(True),
+    inside deterministic_mode(False), and after leaving both."""
+    def inside(enabled):
+        with deterministic_mode(enabled):
+            nondeterministic_op()
+
+    def body():
+        set_global_state(prior)
+        rec.raises(f"op[{i}] inside deterministic_mode(True)", inside, True)
+        rec.raises(f"op[{i}] inside deterministic_mode(False)", inside, False)
+        rec.raises(f"op[{i}] after both", nondeterministic_op)
+    isolated(body)
+
+
+# ================================================================ Task 3: fingerprint
+def flip_bit(t: torch.Tensor, element: int, bit: int) -> torch.Tensor:
+    """A copy of float32/float64 tensor t with one bit of one element flipped."""
+    int_dtype = {torch.float32: torch.int32, torch.float64: torch.int64}[t.dtype]
+    flat = t.detach().clone().reshape(-1)
+    as_int = flat.view(int_dtype)
+    as_int[element] ^= 1 << bit  # bit < 31 for float32, < 63 for float64 (not the sign bit)
+    return flat.reshape(t.shape)
+
+
+def tiny_model(seed: int) -> nn.Module:
+    """A small model with parameters and a buffer, built from a seed."""
+    torch.manual_seed(seed)
+    return nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Tanh(), nn.Linear(8, 2))
+
+
+def record_digest_pair(rec, name: str, first, second) -> None:
+    """name: the two fingerprints (checks.same_digest_iff: equal exactly when the solution's are)."""
+    rec.check(name, [fingerprint(first), fingerprint(second)], check="same_digest_iff")
+
+
+# ================================================================ Tasks 4-5: float order
+def record_ordered_sums(rec, cases: list) -> None:
+    """sum[i]: ordered_sum of case i's values (stored with their dtype) in its order."""
+    for i, c in enumerate(cases):
+        values = torch.from_numpy(np.asarray(c["values"]).copy())
+        rec.exact(f"sum[{i}]", float(ordered_sum(values, [int(k) for k in c["order"]])))
+
+
+def run_atomic(c: dict) -> torch.Tensor:
+    """atomic_add_simulation on a stored case."""
+    index = torch.from_numpy(np.asarray(c["index"], dtype=np.int64).copy())
+    src = torch.from_numpy(np.asarray(c["src"]).copy())
+    return atomic_add_simulation(index, src, int(c["n"]), int(c["trials"]), int(c["seed"]))
+
+
+def as_array(x) -> np.ndarray:
+    """A tensor (or array) as a NumPy array of its own dtype."""
+    return x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
+
+
+# ================================================================ Task 6: seed_study
+def study_fields(study) -> dict:
+    """The fields of a SeedStudy (dataclass or NamedTuple), as plain floats."""
+    return {"mean": float(study.mean), "std": float(study.std),
+            "ci95": [float(x) for x in study.ci95], "values": [float(v) for v in study.values]}
+
+
+def record_table_study(rec, i: int, c: dict) -> None:
+    """study[i].*: seed_study of a train_fn that returns a stored value per seed."""
+    table = {int(k): float(v) for k, v in zip(c["seeds"], c["values"])}
+    called = []
+
+    def train_fn(s):
+        called.append(int(s))
+        return table[int(s)]
+
+    fields = study_fields(seed_study(train_fn, [int(s) for s in c["seeds"]]))
+    rec.exact(f"study[{i}].train_fn called with", called)
+    rec.exact(f"study[{i}].values", fields["values"])
+    rec.close(f"study[{i}].mean", fields["mean"], atol=1e-12, rtol=1e-12)
+    rec.close(f"study[{i}].std", fields["std"], atol=1e-12, rtol=1e-9)
+    rec.check(f"study[{i}].ci95", fields["ci95"], check="t_interval_of_mean")
+
+
+def noisy_metric(s: int) -> float:
+    """A 'final loss' that depends on every global generator (and on the seed only through them)."""
+    return 1.0 + random.random() + float(np.random.rand()) + float(torch.rand((), dtype=torch.float64))
+
+
+def record_random_study(rec, i: int, seeds: list) -> None:
+    """random[i]: the values of seed_study over `seeds` (with repeats) of noisy_metric, entered
+    from a fixed foreign generator state (checks.repeated_seeds_repeat)."""
+    set_all_generators(4242)
+    fields = study_fields(seed_study(noisy_metric, [int(s) for s in seeds]))
+    rec.check(f"random[{i}].values", fields["values"], check="repeated_seeds_repeat")
+
+
+# ================================================================ Task 7: Welch's t-test
+def record_welch(rec, i: int, c: dict) -> None:
+    """welch[i]: [statistic, pvalue] of welch_t_test(a, b) (checks.matches_scipy_welch)."""
+    statistic, pvalue = welch_t_test(list(c["a"]), list(c["b"]))
+    rec.check(f"welch[{i}]", [float(statistic), float(pvalue)], check="matches_scipy_welch")
+
+
+def record_significance(rec, i: int, c: dict) -> None:
+    """significant[i]: significantly_different(a, b[, alpha])."""
+    a, b = list(c["a"]), list(c["b"])
+    verdict = significantly_different(a, b) if c["alpha"] is None else \
+        significantly_different(a, b, alpha=c["alpha"])
+    rec.exact(f"significant[{i}]", bool(verdict))

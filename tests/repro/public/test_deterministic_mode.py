@@ -1,0 +1,44 @@
+"""Task 2 — deterministic_mode: every flag on inside, every prior setting back on exit."""
+
+import numpy as np
+from common import prior_states, record_after, record_inside, record_strictness
+
+from autograder.harness import graded
+
+
+def states(rng: np.random.Generator) -> list:
+    return prior_states(rng, 6)
+
+
+@graded(points=3, cases=states)
+def test_settings_inside(rec, cases):
+    """Inside deterministic_mode(): deterministic algorithms on and strict (warn_only False),
+    cuDNN deterministic and not benchmarking, CUBLAS_WORKSPACE_CONFIG ":4096:8" or ":16:8";
+    inside deterministic_mode(False): deterministic algorithms and cuDNN determinism off."""
+    for i, prior in enumerate(cases):
+        record_inside(rec, 2 * i, prior, True)
+        record_inside(rec, 2 * i + 1, prior, False)
+
+
+@graded(points=3, cases=states)
+def test_restores_prior_state(rec, cases):
+    """After the block, every setting is what it was before — warn_only and an unset
+    CUBLAS_WORKSPACE_CONFIG included."""
+    for i, prior in enumerate(cases):
+        record_after(rec, 2 * i, prior, True, body_raises=False)
+        record_after(rec, 2 * i + 1, prior, False, body_raises=False)
+
+
+@graded(points=2, cases=states)
+def test_restores_when_body_raises(rec, cases):
+    """An exception in the body propagates, and the prior state is still restored."""
+    for i, prior in enumerate(cases):
+        record_after(rec, i, prior, True, body_raises=True)
+
+
+@graded(points=2, cases=states)
+def test_op_without_deterministic_kernel_raises(rec, cases):
+    """Tensor.put_ (no deterministic kernel) raises RuntimeError inside deterministic_mode(),
+    runs inside deterministic_mode(False), and behaves as before once both are left."""
+    for i, prior in enumerate(cases[:3]):
+        record_strictness(rec, i, prior)
