@@ -5,8 +5,8 @@
 1. clip_loss, forward + backward, 2,048 pairs of 512-d features, vs transformers' CLIP loss
    (normalised embeddings, logits_per_text, image_text_contrastive_loss).
 2. rope_2d on 16 heads x a 32 x 32 patch grid x 80 dims (Qwen2-VL's ViT head size), tables
-   included, vs transformers' Qwen2-VL vision rotary embedding (VisionRotaryEmbedding for the
-   (row, column) ids + apply_rotary_pos_emb_vision on q).
+   included, vs transformers' Qwen2-VL vision rotary embedding (Qwen2VLVisionRotaryEmbedding for
+   the (row, column) ids + apply_rotary_pos_emb_vision, which rotates q and k).
 3. FlamingoStyleLM(every=1) forward vs the bare GPT-2 it wraps (4 layers, 256 wide, 128 tokens,
    32 media tokens): what the gated blocks cost.
 "ours"/"peer" are median milliseconds; ratio = ours / peer (below 1: ours is faster).
@@ -65,25 +65,30 @@ def bench_clip_loss() -> dict:
 
 
 def bench_rope() -> dict:
-    from transformers.models.qwen2_vl.modeling_qwen2_vl import VisionRotaryEmbedding, apply_rotary_pos_emb_vision
+    from types import SimpleNamespace
+
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import (
+        Qwen2VLVisionRotaryEmbedding,
+        apply_rotary_pos_emb_vision,
+    )
 
     from fusion import rope_2d
 
     heads, side, dim = 16, 32, 80
     x = torch.randn(heads, side * side, dim, generator=torch.Generator().manual_seed(0))
-    rotary = VisionRotaryEmbedding(dim // 2)
+    config = SimpleNamespace(rope_parameters={"rope_type": "axial", "rope_theta": 10000.0}, head_dim=dim)
+    rotary = Qwen2VLVisionRotaryEmbedding(config)
 
     def peer():
-        rows = torch.arange(side).repeat_interleave(side)
-        cols = torch.arange(side).repeat(side)
-        table = rotary(side)  # (side, dim/4) angles per position
-        freqs = torch.cat([table[rows], table[cols]], dim=-1)  # (side², dim/2)
-        emb = torch.cat([freqs, freqs], dim=-1)
+        p = torch.arange(side * side)
+        positions = torch.stack([p // side, p % side], dim=-1)  # (tokens, 2): row, column
+        cos, sin = rotary(x, positions)
         q = x.transpose(0, 1)  # (tokens, heads, dim), as the ViT lays it out
-        apply_rotary_pos_emb_vision(q, q, emb.cos(), emb.sin())
+        apply_rotary_pos_emb_vision(q, q, cos, sin)
 
     return row(f"rope_2d, {heads} heads x {side}x{side} patches x {dim}", median_ms(lambda: rope_2d(x, side, side)),
-               median_ms(peer), "transformers Qwen2-VL vision rotary", "lower ratio is better; peer rotates q and k")
+               median_ms(peer), "transformers Qwen2VLVisionRotaryEmbedding",
+               "lower ratio is better; the peer rotates q and k")
 
 
 def bench_flamingo() -> dict:

@@ -59,7 +59,7 @@ def record_clip_loss(rec, i: int, case: dict) -> None:
     if case["as_tensor"]:
         scale = torch.tensor(scale, dtype=torch.float64, requires_grad=True)
     loss = clip_loss(image, text, scale)
-    rec.close(f"loss[{i}]", float(loss), atol=1e-12, rtol=1e-9)
+    rec.close(f"loss[{i}]", float(loss.detach()), atol=1e-12, rtol=1e-9)
     loss.backward()
     rec.close(f"grad_image[{i}]", image.grad.numpy(), atol=1e-12, rtol=1e-8)
     rec.close(f"grad_text[{i}]", text.grad.numpy(), atol=1e-12, rtol=1e-8)

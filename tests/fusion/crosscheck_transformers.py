@@ -61,7 +61,7 @@ def oracle_values(loss_fn, case: dict, i: int) -> dict:
     scale = torch.tensor(case["logit_scale"], dtype=torch.float64, requires_grad=True)
     loss = loss_fn(image, text, scale)
     loss.backward()
-    values = {f"loss[{i}]": float(loss), f"grad_image[{i}]": image.grad.numpy(),
+    values = {f"loss[{i}]": float(loss.detach()), f"grad_image[{i}]": image.grad.numpy(),
               f"grad_text[{i}]": text.grad.numpy()}
     if case["as_tensor"]:
         values[f"grad_logit_scale[{i}]"] = float(scale.grad)
