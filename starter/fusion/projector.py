@@ -1,0 +1,23 @@
+"""LLaVA's projector: vision-encoder features mapped into the language model's embedding space."""
+
+import torch
+from torch import nn
+
+KINDS = ("linear", "mlp2x_gelu")
+
+
+class LlavaProjector(nn.Module):
+    """LlavaProjector(vision_dim, text_dim, kind="linear" | "mlp2x_gelu").
+
+    kind="linear" (LLaVA): one nn.Linear(vision_dim, text_dim), with bias.
+    kind="mlp2x_gelu" (LLaVA-1.5): nn.Linear(vision_dim, text_dim) → nn.GELU() (exact, erf) →
+    nn.Linear(text_dim, text_dim), both with bias.
+    Any other kind raises ValueError. forward(x): (..., vision_dim) → (..., text_dim).
+    """
+
+    def __init__(self, vision_dim: int, text_dim: int, kind: str = "linear"):
+        super().__init__()
+        raise NotImplementedError
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError

@@ -1,0 +1,164 @@
+"""Parent-side checks for fusion (trusted: they run in the grader, never in the sandbox).
+
+The resolution checks compute the truth with transformers' own `smart_resize`, imported here in
+the parent (this module loads while the sandboxed tests run, so the import costs no wall time);
+the sandbox only reports what the student's code returned.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import smart_resize  # noqa: E402
+
+TOKEN_AREA = 28 * 28  # pixels per LM token: 14-px patches merged 2 x 2
+
+
+def _index(name: str) -> int:
+    m = re.search(r"\[(\d+)\]$", name)
+    return int(m.group(1)) if m else 0
+
+
+def _finite_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def is_positive(observed, ctx) -> str | None:
+    """A change (of the output, of a gradient) that must not be zero."""
+    if not _finite_number(observed):
+        return f"expected a finite number, got {observed!r}"[:200]
+    if observed <= 1e-6:
+        what = {"media_effect": "the output does not change when the media change",
+                "gate_gradient": "the gates get no gradient at initialisation",
+                "logits_moved": "training the gates for 3 steps did not change the logits"}
+        return what.get(ctx.name.split("[")[0], "expected a non-zero change") + f" (change {observed:g})"
+    return None
+
+
+# ---------------------------------------------------------------- rope_2d: the relative property
+def _score_table(scores, h: int, w: int) -> tuple[dict, str | None]:
+    """{(Δrow, Δcol): score} of one grid, or a message when one (Δrow, Δcol) has two values."""
+    n = h * w
+    try:
+        scores = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        scores = None
+    if scores is None or scores.shape != (n, n) or not np.all(np.isfinite(scores)):
+        return {}, f"expected a {n} x {n} matrix of finite scores for a {h} x {w} grid"
+    scale = max(1.0, float(np.abs(scores).max()))
+    scores = scores.tolist()
+    table, where = {}, {}
+    for i in range(n):
+        for j in range(n):
+            delta = (j // w - i // w, j % w - i % w)
+            if delta not in table:
+                table[delta], where[delta] = scores[i][j], (i, j)
+            elif abs(table[delta] - scores[i][j]) > 1e-8 * scale:
+                (a, b) = where[delta]
+                return {}, (f"on the {h} x {w} grid the score of patches {divmod(a, w)}->{divmod(b, w)} and "
+                            f"{divmod(i, w)}->{divmod(j, w)} differ ({table[delta]:.6g} vs {scores[i][j]:.6g}) "
+                            f"although both are (Δrow, Δcol) = {delta} apart")
+    return table, None
+
+
+def relative_2d(observed, ctx) -> str | None:
+    """observed: [S1, S2], S = rope(q)·rope(k)ᵀ over all patch pairs of a grid_h x w grid, for the
+    two widths of the case. The score must depend only on (Δrow, Δcol) — the same on both
+    widths —, split as f(Δrow) + g(Δcol) (half the planes turn with the row, half with the
+    column), and change with the row and with the column."""
+    case = ctx.inputs[_index(ctx.name)]
+    h, widths = case["grid_h"], case["widths"]
+    if not (isinstance(observed, list) and len(observed) == 2):
+        return "expected the score matrices of two grids"
+    tables = []
+    for scores, w in zip(observed, widths):
+        table, message = _score_table(scores, h, w)
+        if message:
+            return message
+        tables.append(table)
+    scale = max(1.0, max(abs(v) for t in tables for v in t.values()))
+    (t1, t2), (w1, w2) = tables, widths
+    for delta in sorted(t1.keys() & t2.keys()):
+        if abs(t1[delta] - t2[delta]) > 1e-8 * scale:
+            return (f"the score of two patches {delta} (Δrow, Δcol) apart is {t1[delta]:.6g} on a grid {w1} wide "
+                    f"but {t2[delta]:.6g} on one {w2} wide: the rotation must depend on the row and the column, "
+                    "not on the flat index row·width + column")
+    for table, w in zip(tables, widths):
+        for (dr, dc), v in table.items():
+            if abs(v - table[(dr, 0)] - table[(0, dc)] + table[(0, 0)]) > 1e-8 * scale:
+                return (f"on the {h} x {w} grid score(Δ={dr},{dc}) is not score(Δrow) + score(Δcol): half "
+                        "of the rotation planes must turn with the row only, the other half with the column only")
+        base = table[(0, 0)]
+        if max(abs(table[(dr, 0)] - base) for dr in range(-h + 1, h)) <= 1e-6 * scale:
+            return "the score does not change with the row: no rotation encodes the row"
+        if max(abs(table[(0, dc)] - base) for dc in range(-w + 1, w)) <= 1e-6 * scale:
+            return "the score does not change with the column: no rotation encodes the column"
+    return None
+
+
+# ---------------------------------------------------------------- Qwen2-VL resolution
+def _smart_resize(height: int, width: int, limits) -> list[int] | str:
+    """transformers' own smart_resize (factor 28), or "ValueError" where it raises."""
+    kwargs = {} if limits is None else {"min_pixels": limits[0], "max_pixels": limits[1]}
+    try:
+        return [int(v) for v in smart_resize(height, width, factor=28, **kwargs)]
+    except ValueError:
+        return "ValueError"
+
+
+def equals_smart_resize(observed, ctx) -> str | None:
+    """observed: per stored size, [h, w] (resize[j]) or a token count (tokens[j]), or the name
+    of the exception raised; the truth is transformers' smart_resize with limits j."""
+    sizes, limits = ctx.inputs["sizes"], ctx.inputs["limits"][_index(ctx.name)]
+    tokens = ctx.name.startswith("tokens")
+    if not isinstance(observed, list) or len(observed) != len(sizes):
+        return f"expected {len(sizes)} results"
+    for (h, w), got in zip(sizes, observed):
+        want = _smart_resize(h, w, limits)
+        if tokens and want != "ValueError":
+            want = want[0] * want[1] // TOKEN_AREA
+        if got != want:
+            where = f"{h}x{w}" + ("" if limits is None else f" (min_pixels={limits[0]}, max_pixels={limits[1]})")
+            return f"{where}: got {got!r}, transformers' smart_resize gives {want!r}"[:300]
+    return None
+
+
+def valid_fit(observed, ctx) -> str | None:
+    """observed: fit_images_to_context's [[h, w], ...] or the exception's name. Impossible budgets
+    (under 4 tokens an image) must raise ValueError; budgets that hold the defaults must get
+    them; otherwise sides are multiples of 28, no larger than the default, the tokens fit and
+    at least half of the budget is used."""
+    case = ctx.inputs[_index(ctx.name)]
+    sizes, budget = case["sizes"], case["max_tokens"]
+    defaults = [_smart_resize(h, w, None) for h, w in sizes]
+    default_tokens = sum(h * w // TOKEN_AREA for h, w in defaults)
+    if 4 * len(sizes) > budget:
+        if observed != "ValueError":
+            return f"{len(sizes)} images cannot fit in {budget} tokens even at min_pixels: expected ValueError"
+        return None
+    if isinstance(observed, str):
+        return f"raised {observed} though the images fit in {budget} tokens"
+    if default_tokens <= budget:
+        if observed != defaults:
+            return (f"the defaults {defaults} ({default_tokens} tokens) fit in {budget}: "
+                    f"they must be kept, got {observed}")[:300]
+        return None
+    if not (isinstance(observed, list) and len(observed) == len(sizes)
+            and all(isinstance(s, list) and len(s) == 2 and all(type(v) is int for v in s) for s in observed)):
+        return f"expected {len(sizes)} [h, w] pairs of ints"
+    for (h, w), (dh, dw) in zip(observed, defaults):
+        if h % 28 or w % 28 or h < 28 or w < 28:
+            return f"{h}x{w}: both sides must be positive multiples of 28"
+        if h > dh or w > dw:
+            return f"{h}x{w} is larger than the default resize {dh}x{dw}"
+    used = sum(h * w // TOKEN_AREA for h, w in observed)
+    if used > budget:
+        return f"the images take {used} tokens, over the budget of {budget}"
+    if used < budget / 2:
+        return f"the images take {used} tokens of a budget of {budget}: shrunk far more than needed"
+    return None

@@ -1,0 +1,104 @@
+"""Cross-check the clip_loss goldens against two independent oracles. Instructor tool, trusted.
+
+For every stored clip_loss case, the loss and the gradients of the features (and of logit_scale)
+are recomputed (a) with transformers' own CLIP loss, `image_text_contrastive_loss` (in
+transformers 5.23; `clip_loss` in 4.x) on `logits_per_text`, as CLIPModel.forward builds them,
+and (b) with the CLIP paper's pseudocode (Radford et al. 2021, Figure 3) transcribed to torch,
+the multiplier capped at 100 as §2.5 says; then compared with the goldens (which come from
+solutions/) with each observation's manifest tolerance. The resolution tests need no such
+script: their check (checks.py) calls transformers' smart_resize in the parent at grading time.
+
+    .venv/bin/python tests/fusion/crosscheck_transformers.py   # exit 0: goldens agree
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import torch
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from transformers.models.clip import modeling_clip
+
+from autograder.compare import compare_value
+from autograder.harness.plaindata import decode, encode
+
+HERE = Path(__file__).resolve().parent
+MAX_SCALE = 100.0
+
+
+def transformers_loss(image, text, log_scale):
+    """CLIPModel.forward's logits (normalised embeddings, logit_scale.exp()), then its loss."""
+    image_embeds = image / modeling_clip._get_vector_norm(image)
+    text_embeds = text / modeling_clip._get_vector_norm(text)
+    logits_per_text = text_embeds @ image_embeds.T * log_scale.exp().clamp(max=MAX_SCALE)
+    return modeling_clip.image_text_contrastive_loss(logits_per_text)
+
+
+def pseudocode_loss(image, text, log_scale):
+    """Figure 3: I_e, T_e l2-normalised; logits = I_e·T_eᵀ·exp(t); loss_i over axis 0, loss_t over
+    axis 1, loss = (loss_i + loss_t) / 2 (cross-entropy as the mean of -log softmax)."""
+    i_e = image / image.pow(2).sum(dim=1, keepdim=True).sqrt()
+    t_e = text / text.pow(2).sum(dim=1, keepdim=True).sqrt()
+    logits = i_e @ t_e.T * torch.minimum(log_scale.exp(), torch.tensor(MAX_SCALE, dtype=log_scale.dtype))
+    n = logits.shape[0]
+    diagonal = logits[torch.arange(n), torch.arange(n)]
+    loss_i = (torch.logsumexp(logits, dim=0) - diagonal).mean()
+    loss_t = (torch.logsumexp(logits, dim=1) - diagonal).mean()
+    return (loss_i + loss_t) / 2
+
+
+def oracle_values(loss_fn, case: dict, i: int) -> dict:
+    image = torch.tensor(case["image"], dtype=torch.float64, requires_grad=True)
+    text = torch.tensor(case["text"], dtype=torch.float64, requires_grad=True)
+    scale = torch.tensor(case["logit_scale"], dtype=torch.float64, requires_grad=True)
+    loss = loss_fn(image, text, scale)
+    loss.backward()
+    values = {f"loss[{i}]": float(loss.detach()), f"grad_image[{i}]": image.grad.numpy(),
+              f"grad_text[{i}]": text.grad.numpy()}
+    if case["as_tensor"]:
+        values[f"grad_logit_scale[{i}]"] = float(scale.grad)
+    return values
+
+
+def crosscheck(visibility: str) -> tuple[int, list[str]]:
+    goldens = json.loads((HERE / "goldens" / f"{visibility}.json").read_text())
+    inputs = json.loads((HERE / "inputs" / f"{visibility}.json").read_text())
+    compared, problems = 0, []
+    for test_id, test in goldens["tests"].items():
+        if "clip_loss" not in test_id:
+            continue
+        cases = decode(inputs[test_id])
+        for name, spec in test["observations"].items():
+            i = int(re.search(r"\[(\d+)\]$", name).group(1))
+            for oracle, fn in (("transformers", transformers_loss), ("pseudocode", pseudocode_loss)):
+                value = oracle_values(fn, cases[i], i)[name]
+                message = compare_value(spec, decode(encode(value)), decode(spec["expected"]), None, None)
+                compared += 1
+                if message:
+                    problems.append(f"{test_id}/{name}: {oracle} {message}")
+    return compared, problems
+
+
+def main() -> int:
+    total, failures = 0, []
+    for visibility in ("public", "hidden"):
+        compared, problems = crosscheck(visibility)
+        total += compared
+        failures += problems
+    for p in failures:
+        print("MISMATCH", p)
+    print(f"{total} clip_loss observations compared with transformers' CLIP loss and the CLIP "
+          f"pseudocode: {len(failures)} mismatches")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
