@@ -126,7 +126,7 @@ class ContainerBox:
                      Ulimit(name="nproc", soft=limits.processes, hard=limits.processes)],
             device_requests=[DeviceRequest(count=-1 if gpus == "all" else int(gpus),
                                            capabilities=[["gpu"]])] if gpus else None,
-            labels={"org.training-systems.run": self.run.name},
+            labels={"org.training-systems.run": run},
             stdin_open=False, tty=False)
         return ContainerChild(container, stdout, stderr)
 

@@ -54,12 +54,15 @@ def engine():
 
 
 def containers_left(url: str) -> list[str]:
+    """Graded containers whose run folder is gone: they outlived their run (containers of runs
+    still in progress, e.g. another test worker's, are not counted)."""
     import docker
 
     client = docker.DockerClient(base_url=url)
     try:
-        return [c.name for c in client.containers.list(all=True,
-                                                       filters={"label": "org.training-systems.run"})]
+        found = client.containers.list(all=True, filters={"label": "org.training-systems.run"})
+        return [c.name for c in found
+                if not Path(c.labels.get("org.training-systems.run", "/")).exists()]
     finally:
         client.close()
 
