@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .assignments import VISIBILITIES, Assignment
-from .compare import compare_close, judge, plain_equal
+from .compare import judge, plain_equal
 from .harness import KINDS
 from .harness.plaindata import decode
 from .mutants import load_mutants, materialize
@@ -148,42 +148,89 @@ def _failed_tests(store: GoldenStore, res: RunResult, values: dict) -> list[str]
 
 
 def stale_report(assignment: Assignment, policy: SandboxPolicy | None = None) -> list[str]:
-    """Regenerate from solutions/ into a temp folder and compare with the committed stores,
-    with the manifest's tolerances. Returns the differences (empty: fresh)."""
+    """Whether the committed stores are what solutions/ and the generators produce now, with
+    the manifest's tolerances. Returns the differences (empty: fresh).
+
+    Two parts, so that the last bits of libm (np.exp, np.log differ across CPUs) cannot make a
+    fresh store look stale: (1) a regeneration into a temp folder must give the same test ids,
+    points, timeouts, observations, kinds and tolerances, and the same inputs up to a relative
+    1e-12; (2) the solution replayed on the *committed* inputs must match the committed
+    goldens within their tolerances."""
+    policy = policy or SandboxPolicy.create()
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         fresh = generate(assignment, Path(tmp), with_mutants=False, policy=policy)
+        committed = {}
         for vis in VISIBILITIES:
             try:
-                committed = load_store(assignment, vis)
+                committed[vis] = load_store(assignment, vis)
             except StoreError as e:
                 problems.append(str(e))
                 continue
-            if load_inputs(assignment, vis) != load_inputs(assignment, vis, Path(tmp)):
+            if not _near(decode_inputs(load_inputs(assignment, vis)),
+                         decode_inputs(load_inputs(assignment, vis, Path(tmp)))):
                 problems.append(f"{vis} inputs differ from what the generators produce now")
-            old_tests, new_tests = committed.tests, fresh[vis].tests
-            if old_tests.keys() != new_tests.keys():
-                problems.append(f"{vis} test ids differ: committed {sorted(old_tests)} vs "
-                                f"now {sorted(new_tests)}")
+            problems += _manifest_differences(committed[vis], fresh[vis])
+    if problems or not committed:
+        return problems
+    result = run_tests(RunRequest(assignment, assignment.solutions, "replay",
+                                  TestPlan.from_stores(committed), policy))
+    for vis, store in committed.items():
+        inputs = load_inputs(assignment, vis)
+        for tid, test in store.tests.items():
+            rec = result.records[tid]
+            if rec.status != "ended" or rec.outcome != "passed":
+                problems.append(f"{tid}: the solution does not pass it now ({rec.status}: "
+                                f"{rec.error})")
                 continue
-            for tid, new in new_tests.items():
-                old = old_tests[tid]
-                if replace(old, observations={}) != replace(new, observations={}):
-                    problems.append(f"{tid}: points/timeout/file changed")
-                if old.observations.keys() != new.observations.keys():
-                    problems.append(f"{tid}: observation names changed")
-                    continue
-                for name, spec in new.observations.items():
-                    ospec = old.observations[name]
-                    if replace(ospec, expected=None) != replace(spec, expected=None):
-                        problems.append(f"{tid}/{name}: kind or tolerance changed")
-                    elif not _same_value(spec, ospec.expected, spec.expected):
-                        problems.append(f"{tid}/{name}: the solution's value changed")
+            observed = {o["name"]: o["value"] for o in rec.obs if isinstance(o, dict)}
+            decoded = decode(inputs[tid]) if tid in inputs else None
+            for name, spec in test.observations.items():
+                if name not in observed:
+                    problems.append(f"{tid}/{name}: not recorded by the solution now")
+                elif judge(spec, observed[name], decoded, assignment.checks, name) is not None:
+                    problems.append(f"{tid}/{name}: the solution's value changed")
     return problems
 
 
-def _same_value(spec: ObservationSpec, old, new) -> bool:
-    a, b = decode(old), decode(new)
-    if spec.kind == "close":
-        return compare_close(b, a, spec.atol, spec.rtol) is None
+def _manifest_differences(old_store: GoldenStore, new_store: GoldenStore) -> list[str]:
+    problems = []
+    old_tests, new_tests = old_store.tests, new_store.tests
+    vis = old_store.visibility
+    if old_tests.keys() != new_tests.keys():
+        return [f"{vis} test ids differ: committed {sorted(old_tests)} vs now {sorted(new_tests)}"]
+    for tid, new in new_tests.items():
+        old = old_tests[tid]
+        if replace(old, observations={}) != replace(new, observations={}):
+            problems.append(f"{tid}: points/timeout/file changed")
+        if old.observations.keys() != new.observations.keys():
+            problems.append(f"{tid}: observation names changed")
+            continue
+        for name, spec in new.observations.items():
+            if replace(old.observations[name], expected=None) != replace(spec, expected=None):
+                problems.append(f"{tid}/{name}: kind or tolerance changed")
+    return problems
+
+
+def decode_inputs(inputs: dict) -> dict:
+    return {k: decode(v) for k, v in inputs.items()}
+
+
+def _near(a, b, rtol: float = 1e-12) -> bool:
+    """Plain data equal, floats (and float arrays) up to a relative `rtol`."""
+    import numpy as np
+
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) \
+                or a.shape != b.shape or a.dtype.kind != b.dtype.kind:
+            return False
+        if a.dtype.kind == "f":
+            return bool(np.allclose(a, b, rtol=rtol, atol=0.0, equal_nan=True))
+        return bool(np.array_equal(a, b))
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or abs(a - b) <= rtol * max(abs(a), abs(b))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_near(x, y, rtol) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_near(a[k], b[k], rtol) for k in a)
     return plain_equal(a, b)

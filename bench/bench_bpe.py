@@ -19,6 +19,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from benchrows import guarded, print_rows, row  # noqa: E402
 
 
 def load_fixtures():
@@ -49,46 +52,86 @@ def hf_train(text: str, vocab_size: int):
     return tok
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    default_impl = ROOT / "solutions" if (ROOT / "solutions" / "bpe").exists() else ROOT / "starter"
-    ap.add_argument("--impl", default=str(default_impl), help="folder holding the bpe package")
-    ap.add_argument("--words", type=int, default=110_000)
-    ap.add_argument("--lexicon", type=int, default=8000, help="distinct words per language")
-    ap.add_argument("--merges", type=int, default=1000)
-    args = ap.parse_args()
-    sys.path.insert(0, args.impl)
+def measure(impl: str, words: int = 110_000, lexicon: int = 8000, merges: int = 1000) -> dict:
+    """Training and encoding seconds of ours and of the peers on one generated corpus."""
+    sys.path.insert(0, impl)
     import tiktoken
 
     from bpe import Tokenizer, train_bpe
 
     fx = load_fixtures()
-    text = fx.corpus(np.random.default_rng(0), args.words, words_per_lang=args.lexicon)
+    text = fx.corpus(np.random.default_rng(0), words, words_per_lang=lexicon)
     n_bytes = len(text.encode("utf-8"))
-    vocab_size = 256 + args.merges
-    print(f"corpus: {n_bytes / 1e6:.2f} MB, {args.merges} merges")
-
-    t_ours, (vocab, merges) = best_of(lambda: train_bpe(text, vocab_size), 1)
+    vocab_size = 256 + merges
+    t_ours, (vocab, merge_list) = best_of(lambda: train_bpe(text, vocab_size), 1)
     t_hf, _ = best_of(lambda: hf_train(text, vocab_size), 3)
-    print(f"train   ours {t_ours:7.2f} s   HF tokenizers {t_hf:7.3f} s   "
-          f"ours/HF = {t_ours / t_hf:6.1f}x slower   ({len(merges)} merges)")
-
     ranks = {t: i for i, t in vocab.items()}
     enc = tiktoken.Encoding(name="bench_bpe", pat_str=fx.GPT2_PATTERN, mergeable_ranks=ranks,
                             special_tokens={})
-    t_enc, ids = best_of(lambda: Tokenizer(vocab, merges).encode(text), 2)  # a cold cache
+    t_enc, ids = best_of(lambda: Tokenizer(vocab, merge_list).encode(text), 2)  # a cold cache
     t_tik, ids_tik = best_of(lambda: enc.encode_ordinary(text), 3)
     assert ids == ids_tik, "encode differs from tiktoken"
-    t_it, _ = best_of(lambda: sum(1 for _ in Tokenizer(vocab, merges).encode_iterable(
+    t_it, _ = best_of(lambda: sum(1 for _ in Tokenizer(vocab, merge_list).encode_iterable(
         text.splitlines(keepends=True))), 1)
+    return {"n_bytes": n_bytes, "merges": merges, "n_merges": len(merge_list),
+            "vocab": len(vocab), "n_ids": len(ids), "train": t_ours, "train_hf": t_hf,
+            "encode": t_enc, "encode_tiktoken": t_tik, "encode_iterable": t_it}
 
+
+def report(m: dict) -> None:
+    """The human-readable lines of a run alone."""
     def mbs(seconds: float) -> float:
-        return n_bytes / 1e6 / seconds
+        return m["n_bytes"] / 1e6 / seconds
 
-    print(f"encode  ours {mbs(t_enc):7.2f} MB/s   tiktoken {mbs(t_tik):7.2f} MB/s   "
-          f"ours/tiktoken = {t_enc / t_tik:6.1f}x slower   (same ids: yes)")
-    print(f"encode_iterable  ours {mbs(t_it):7.2f} MB/s   ({t_it / t_tik:.1f}x tiktoken's time)")
-    print(f"bytes/token at {len(vocab)} tokens: {n_bytes / len(ids):.3f}")
+    print(f"corpus: {m['n_bytes'] / 1e6:.2f} MB, {m['merges']} merges")
+    print(f"train   ours {m['train']:7.2f} s   HF tokenizers {m['train_hf']:7.3f} s   "
+          f"ours/HF = {m['train'] / m['train_hf']:6.1f}x slower   ({m['n_merges']} merges)")
+    print(f"encode  ours {mbs(m['encode']):7.2f} MB/s   tiktoken {mbs(m['encode_tiktoken']):7.2f} "
+          f"MB/s   ours/tiktoken = {m['encode'] / m['encode_tiktoken']:6.1f}x slower   "
+          f"(same ids: yes)")
+    print(f"encode_iterable  ours {mbs(m['encode_iterable']):7.2f} MB/s   "
+          f"({m['encode_iterable'] / m['encode_tiktoken']:.1f}x tiktoken's time)")
+    print(f"bytes/token at {m['vocab']} tokens: {m['n_bytes'] / m['n_ids']:.3f}")
+
+
+def table_rows(m: dict) -> list[dict]:
+    """measure()'s result as rows of the performance table."""
+    mb = m["n_bytes"] / 1e6
+    return [
+        row("bpe", f"train_bpe, {mb:.2f} MB generated text to {m['merges']:,} merges",
+            m["train"], "s", peer=m["train_hf"], peer_name="HF tokenizers BpeTrainer",
+            note="ours once, peer best of 3; lower is better"),
+        row("bpe", f"Tokenizer.encode, same {mb:.2f} MB (ids equal tiktoken's)",
+            mb / m["encode"], "MB/s", peer=mb / m["encode_tiktoken"],
+            peer_name="tiktoken encode_ordinary",
+            note="cold cache, 1 thread; higher is better"),
+        row("bpe", f"Tokenizer.encode_iterable, same {mb:.2f} MB by lines",
+            mb / m["encode_iterable"], "MB/s", peer=mb / m["encode_tiktoken"],
+            peer_name="tiktoken encode_ordinary", note="higher is better"),
+    ]
+
+
+def rows(impl: str | None = None) -> list[dict]:
+    """Training vs HF tokenizers, encoding vs tiktoken (default sizes, reference solution)."""
+    impl = impl or str(default_impl())
+    whats = ["train_bpe", "Tokenizer.encode", "Tokenizer.encode_iterable"]
+    return guarded("bpe", whats, lambda: table_rows(measure(impl)))
+
+
+def default_impl() -> Path:
+    return ROOT / "solutions" if (ROOT / "solutions" / "bpe").exists() else ROOT / "starter"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--impl", default=str(default_impl()), help="folder holding the bpe package")
+    ap.add_argument("--words", type=int, default=110_000)
+    ap.add_argument("--lexicon", type=int, default=8000, help="distinct words per language")
+    ap.add_argument("--merges", type=int, default=1000)
+    args = ap.parse_args()
+    m = measure(args.impl, args.words, args.lexicon, args.merges)
+    report(m)
+    print_rows(table_rows(m))
 
 
 if __name__ == "__main__":

@@ -29,6 +29,10 @@ import torch.multiprocessing as mp
 from torch import nn
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from benchrows import guarded, not_measured, print_rows, row  # noqa: E402
+
 WIDTH, DEPTH, BATCH, MICRO = 640, 4, 64, 8
 
 
@@ -57,17 +61,24 @@ def bench_sampler(impl: str) -> tuple[float, float]:
     return ours, peer
 
 
-def worker(rank: int, world: int, store_path: str, impl: str, steps: int, results) -> None:
+def worker(rank: int, world: int, store_path: str, impl: str, steps: int, results,
+           backend: str = "gloo") -> None:
+    """One rank: times the three loops; rank 0 puts the medians on `results`. With
+    backend="nccl" the model and data live on cuda:rank."""
     sys.path.insert(0, impl)
     from ddp import MiniDDP, train_step
 
     torch.set_num_threads(1)
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    device = torch.device(f"cuda:{rank}") if backend == "nccl" else torch.device("cpu")
+    if device.type == "cuda":
+        torch.cuda.set_device(device)
     store = dist.FileStore(store_path, world)
-    dist.init_process_group("gloo", store=store, rank=rank, world_size=world,
+    dist.init_process_group(backend, store=store, rank=rank, world_size=world,
                             timeout=datetime.timedelta(seconds=120))
     g = torch.Generator().manual_seed(rank)
     x, y = torch.randn(BATCH, WIDTH, generator=g), torch.randn(BATCH, 1, generator=g)
+    x, y = x.to(device), y.to(device)
     micro = list(zip(x.chunk(MICRO), y.chunk(MICRO)))
 
     def loss_fn(out, target):
@@ -79,6 +90,8 @@ def worker(rank: int, world: int, store_path: str, impl: str, steps: int, result
             dist.barrier()
             t = time.perf_counter()
             step()
+            if device.type == "cuda":
+                torch.cuda.synchronize(device)
             if i >= 3:
                 times.append(time.perf_counter() - t)
         return statistics.median(times)
@@ -90,14 +103,15 @@ def worker(rank: int, world: int, store_path: str, impl: str, steps: int, result
             opt.zero_grad()
         return step
 
-    net = mlp()
+    net = mlp().to(device)
     mini = MiniDDP(net)
     t_mini = timed(plain_step(mini, torch.optim.SGD(net.parameters(), lr=1e-3)))
-    net = mlp()
-    ddp = nn.parallel.DistributedDataParallel(net)
+    net = mlp().to(device)
+    ddp = nn.parallel.DistributedDataParallel(net, device_ids=[rank] if device.type == "cuda"
+                                              else None)
     t_ddp = timed(plain_step(ddp, torch.optim.SGD(ddp.parameters(), lr=1e-3)))
 
-    net = mlp()
+    net = mlp().to(device)
     mini = MiniDDP(net)
     opt = torch.optim.SGD(net.parameters(), lr=1e-3)
     calls = mini.allreduce_calls
@@ -118,6 +132,86 @@ def worker(rank: int, world: int, store_path: str, impl: str, steps: int, result
         results.put((t_mini, t_ddp, t_accum, t_every, calls_accum, calls_every))
 
 
+def measure_steps(impl: str, world: int, steps: int, backend: str = "gloo") -> tuple:
+    """(MiniDDP step, DDP step, train_step, sync-every step) medians in seconds, and the
+    all-reduces per step of the last two, from `world` spawned ranks."""
+    ctx = mp.get_context("spawn")
+    results = ctx.Queue()
+    with tempfile.TemporaryDirectory() as tmp:
+        procs = [ctx.Process(target=worker, args=(r, world, os.path.join(tmp, "store"),
+                                                  impl, steps, results, backend))
+                 for r in range(world)]
+        for p in procs:
+            p.start()
+        try:
+            return results.get(timeout=300)
+        finally:
+            for p in procs:
+                p.join(timeout=60)
+                if p.is_alive():
+                    p.kill()
+
+
+def report(world: int, sampler: tuple, step: tuple) -> None:
+    """The human-readable lines of a run alone."""
+    ours, peer = sampler
+    t_mini, t_ddp, t_accum, t_every, calls_accum, calls_every = step
+    print(f"sampler epoch (1M samples, 8 replicas): ShardedSampler {ours * 1e3:.1f} ms, "
+          f"DistributedSampler {peer * 1e3:.1f} ms, ratio {peer / ours:.2f}")
+    print(f"step on {world} gloo processes ({n_params():,} "
+          f"params, batch {BATCH}/rank): MiniDDP {t_mini * 1e3:.1f} ms, "
+          f"DistributedDataParallel {t_ddp * 1e3:.1f} ms, ratio {t_ddp / t_mini:.2f}")
+    print(f"accumulation over {MICRO} micro-batches: train_step {t_accum * 1e3:.1f} ms "
+          f"({calls_accum:g} all-reduce/step), syncing every micro-batch {t_every * 1e3:.1f} ms "
+          f"({calls_every:g} all-reduces/step), ratio {t_every / t_accum:.2f}")
+
+
+def n_params() -> int:
+    return sum(p.numel() for p in mlp().parameters())
+
+
+def sampler_rows(sampler: tuple) -> list[dict]:
+    ours, peer = sampler
+    return [row("ddp", "ShardedSampler epoch: 1,000,000 samples, 8 replicas, shuffle",
+                ours * 1e3, "ms", peer=peer * 1e3,
+                peer_name="torch DistributedSampler", note="best of 3; lower is better")]
+
+
+def step_rows(world: int, step: tuple, backend: str = "gloo") -> list[dict]:
+    t_mini, t_ddp, t_accum, t_every, calls_accum, calls_every = step
+    where = f"{world} gloo CPU processes" if backend == "gloo" else f"{world} GPUs, nccl"
+    size = f"MLP {n_params() / 1e6:.1f}M params, batch {BATCH}/rank"
+    return [
+        row("ddp", f"MiniDDP step on {where}: {size}", t_mini * 1e3, "ms", peer=t_ddp * 1e3,
+            peer_name="torch DistributedDataParallel", note="median; lower is better"),
+        row("ddp", f"train_step, {MICRO} micro-batches under no_sync on {where}", t_accum * 1e3,
+            "ms", peer=t_every * 1e3, peer_name="MiniDDP syncing every micro-batch",
+            note=f"{calls_accum:g} vs {calls_every:g} all-reduces/step; lower is better"),
+    ]
+
+
+def gpu_rows(impl: str, world: int, steps: int) -> list[dict]:
+    """The nccl rows when this machine has `world` GPUs, else rows saying they were not measured."""
+    whats = [f"MiniDDP step on {world} GPUs, nccl", f"train_step under no_sync on {world} GPUs"]
+    if not torch.cuda.is_available():
+        return [not_measured("ddp", w, "no CUDA") for w in whats]
+    if torch.cuda.device_count() < world:
+        return [not_measured("ddp", w, f"{torch.cuda.device_count()} GPU(s) < {world}")
+                for w in whats]
+    return guarded("ddp", whats,
+                   lambda: step_rows(world, measure_steps(impl, world, steps, "nccl"), "nccl"))
+
+
+def rows(impl: str = str(ROOT / "solutions"), world: int = 2, steps: int = 20) -> list[dict]:
+    """Sampler, data-parallel step and accumulation, reference solution vs PyTorch's classes."""
+    impl = str(Path(impl).resolve())
+    out = guarded("ddp", ["ShardedSampler epoch"], lambda: sampler_rows(bench_sampler(impl)))
+    out += guarded("ddp", [f"MiniDDP step on {world} gloo CPU processes",
+                           f"train_step under no_sync on {world} gloo CPU processes"],
+                   lambda: step_rows(world, measure_steps(impl, world, steps)))
+    return out + gpu_rows(impl, world, steps)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--impl", default=str(ROOT / "solutions"))
@@ -125,28 +219,11 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20)
     args = parser.parse_args()
     impl = str(Path(args.impl).resolve())
-
-    ours, peer = bench_sampler(impl)
-    print(f"sampler epoch (1M samples, 8 replicas): ShardedSampler {ours * 1e3:.1f} ms, "
-          f"DistributedSampler {peer * 1e3:.1f} ms, ratio {peer / ours:.2f}")
-
-    ctx = mp.get_context("spawn")
-    results = ctx.Queue()
-    with tempfile.TemporaryDirectory() as tmp:
-        procs = [ctx.Process(target=worker, args=(r, args.world, os.path.join(tmp, "store"),
-                                                  impl, args.steps, results))
-                 for r in range(args.world)]
-        for p in procs:
-            p.start()
-        t_mini, t_ddp, t_accum, t_every, calls_accum, calls_every = results.get(timeout=300)
-        for p in procs:
-            p.join(timeout=60)
-    print(f"step on {args.world} gloo processes ({sum(p.numel() for p in mlp().parameters()):,} "
-          f"params, batch {BATCH}/rank): MiniDDP {t_mini * 1e3:.1f} ms, "
-          f"DistributedDataParallel {t_ddp * 1e3:.1f} ms, ratio {t_ddp / t_mini:.2f}")
-    print(f"accumulation over {MICRO} micro-batches: train_step {t_accum * 1e3:.1f} ms "
-          f"({calls_accum:g} all-reduce/step), syncing every micro-batch {t_every * 1e3:.1f} ms "
-          f"({calls_every:g} all-reduces/step), ratio {t_every / t_accum:.2f}")
+    sampler = bench_sampler(impl)
+    step = measure_steps(impl, args.world, args.steps)
+    report(args.world, sampler, step)
+    print_rows(sampler_rows(sampler) + step_rows(args.world, step)
+               + gpu_rows(impl, args.world, args.steps))
 
 
 if __name__ == "__main__":

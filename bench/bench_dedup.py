@@ -24,6 +24,9 @@ import numpy as np
 from datasketch import MinHash, MinHashLSH
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from benchrows import guarded, print_rows, row  # noqa: E402
 
 
 def corpus(n_docs: int, seed: int = 0) -> list[str]:
@@ -82,41 +85,78 @@ def _lowest_per_root(parent, find) -> set[int]:
     return set(lowest.values())
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--impl", default=str(ROOT / "solutions"))
-    ap.add_argument("--docs", type=int, default=20000)
-    args = ap.parse_args()
-    sys.path.insert(0, str(Path(args.impl).resolve()))
+def measure(impl: str, n_docs: int = 20000) -> dict:
+    """Signature and end-to-end seconds of ours and datasketch's on one generated corpus."""
+    sys.path.insert(0, str(Path(impl).resolve()))
     from dedup import MinHasher, deduplicate, shingles
 
-    docs = corpus(args.docs)
+    docs = corpus(n_docs)
     sets = [shingles(d) for d in docs[:2000]]
-    n_shingles = sum(map(len, sets))
-
     hasher = MinHasher(num_perm=128, seed=1)
-    ours = best_of(lambda: [hasher.signature(s) for s in sets], 3)
+    sig_ours = best_of(lambda: [hasher.signature(s) for s in sets], 3)
 
     def theirs_fn():
         for s in sets:
             MinHash(num_perm=128).update_batch([x.encode() for x in s])
 
-    theirs = best_of(theirs_fn, 3)
-    print(f"MinHash signatures (num_perm=128, {len(sets)} docs, {n_shingles / len(sets):.0f} "
-          f"shingles/doc): {len(sets) / ours:,.0f}/s vs datasketch {len(sets) / theirs:,.0f}/s "
-          f"-> ratio {theirs / ours:.2f}x")
-
+    sig_theirs = best_of(theirs_fn, 3)
     t = time.perf_counter()
     kept_ours = deduplicate(docs, threshold=0.8, num_perm=128)
-    ours = time.perf_counter() - t
+    dedup_ours = time.perf_counter() - t
     t = time.perf_counter()
     kept_theirs = datasketch_dedup(docs, shingles)
-    theirs = time.perf_counter() - t
-    agree = len(set(kept_ours) & set(kept_theirs)) / max(1, len(set(kept_ours) | set(kept_theirs)))
-    print(f"end-to-end dedup of {len(docs):,} docs (threshold 0.8, num_perm 128): {ours:.2f} s vs "
-          f"datasketch {theirs:.2f} s -> ratio {theirs / ours:.2f}x; kept {len(kept_ours):,} vs "
-          f"{len(kept_theirs):,} (kept-set Jaccard {agree:.3f}: LSH misses differ between hash "
-          f"families near the threshold)")
+    dedup_theirs = time.perf_counter() - t
+    union = set(kept_ours) | set(kept_theirs)
+    return {"n_sig_docs": len(sets), "shingles_per_doc": sum(map(len, sets)) / len(sets),
+            "sig": sig_ours, "sig_datasketch": sig_theirs, "n_docs": len(docs),
+            "dedup": dedup_ours, "dedup_datasketch": dedup_theirs, "kept": len(kept_ours),
+            "kept_datasketch": len(kept_theirs),
+            "agree": len(set(kept_ours) & set(kept_theirs)) / max(1, len(union))}
+
+
+def report(m: dict) -> None:
+    """The human-readable lines of a run alone."""
+    n = m["n_sig_docs"]
+    print(f"MinHash signatures (num_perm=128, {n} docs, {m['shingles_per_doc']:.0f} "
+          f"shingles/doc): {n / m['sig']:,.0f}/s vs datasketch {n / m['sig_datasketch']:,.0f}/s "
+          f"-> ratio {m['sig_datasketch'] / m['sig']:.2f}x")
+    print(f"end-to-end dedup of {m['n_docs']:,} docs (threshold 0.8, num_perm 128): "
+          f"{m['dedup']:.2f} s vs datasketch {m['dedup_datasketch']:.2f} s -> ratio "
+          f"{m['dedup_datasketch'] / m['dedup']:.2f}x; kept {m['kept']:,} vs "
+          f"{m['kept_datasketch']:,} (kept-set Jaccard {m['agree']:.3f}: LSH misses differ "
+          f"between hash families near the threshold)")
+
+
+def table_rows(m: dict) -> list[dict]:
+    """measure()'s result as rows of the performance table."""
+    n = m["n_sig_docs"]
+    return [
+        row("dedup", f"MinHash signatures, num_perm=128, {n:,} docs "
+            f"({m['shingles_per_doc']:.0f} shingles/doc)", n / m["sig"], "docs/s",
+            peer=n / m["sig_datasketch"], peer_name="datasketch MinHash.update_batch",
+            note="best of 3; higher is better"),
+        row("dedup", f"deduplicate {m['n_docs']:,} docs (threshold 0.8, num_perm 128)",
+            m["dedup"], "s", peer=m["dedup_datasketch"],
+            peer_name="datasketch MinHash + MinHashLSH",
+            note=f"once each; lower is better; kept {m['kept']:,} vs {m['kept_datasketch']:,} "
+                 f"(kept-set Jaccard {m['agree']:.3f})"),
+    ]
+
+
+def rows(impl: str = str(ROOT / "solutions"), n_docs: int = 20000) -> list[dict]:
+    """MinHash signatures and end-to-end dedup, reference solution vs datasketch."""
+    return guarded("dedup", ["MinHash signatures", f"deduplicate {n_docs:,} docs"],
+                   lambda: table_rows(measure(impl, n_docs)))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--impl", default=str(ROOT / "solutions"))
+    ap.add_argument("--docs", type=int, default=20000)
+    args = ap.parse_args()
+    m = measure(args.impl, args.docs)
+    report(m)
+    print_rows(table_rows(m))
     return 0
 
 

@@ -1,7 +1,21 @@
-"""Engine speed: `check` wall time per assignment, and `grade` overhead beyond the tests
-themselves (grade wall time minus a plain local pytest run of the same tests, same machine,
-same run). Usage: python bench/bench_engine.py [assignment ...]"""
+"""Engine speed, as ratios to a plain pytest run of the same tests, same machine, same run:
 
+- `check` latency per assignment (public tests, reference solution) vs `pytest tests/<a>/public`;
+- a full `grade` of every assignment (public + hidden, sandboxed) vs plain pytest of the same
+  test folders (one pytest process per assignment, summed), and the difference (grade overhead);
+- sandbox overhead: `grade` with the default isolation vs `grade --isolation none`.
+
+Our figures (check, grade) are the median of REPEATS wall times (default 5; env BENCH_REPEATS),
+the peers' (plain pytest, --isolation none) of PEER_REPEATS (default 3; env BENCH_PEER_REPEATS):
+on a loaded 2-core machine this file alone takes 20-40 minutes.
+
+    python bench/bench_engine.py
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -10,33 +24,78 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from benchrows import guarded, print_rows, row  # noqa: E402
 
 from autograder.assignments import discover  # noqa: E402
 
 PY = sys.executable
-REPEATS = 3
+REPEATS = int(os.environ.get("BENCH_REPEATS", "5"))
+PEER_REPEATS = int(os.environ.get("BENCH_PEER_REPEATS", "3"))
 
 
-def wall(cmd: list[str]) -> float:
-    best = float("inf")
-    for _ in range(REPEATS):
+def wall(cmd: list[str], repeats: int = REPEATS) -> float:
+    """Median wall seconds of `repeats` runs of cmd (from the repository root). Raises when the
+    command fails, so a broken run never passes for a fast one."""
+    times = []
+    for _ in range(repeats):
         t = time.perf_counter()
-        subprocess.run(cmd, cwd=ROOT, capture_output=True, check=False)
-        best = min(best, time.perf_counter() - t)
-    return best
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
+        times.append(time.perf_counter() - t)
+        if proc.returncode not in (0, 1):  # 1: some test failed (still a full run); else broken
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or [""]
+            raise RuntimeError(f"{' '.join(cmd[1:4])} exited {proc.returncode}: {tail[0][:150]}")
+    return statistics.median(times)
+
+
+def pytest_cmd(name: str, folders: tuple[str, ...]) -> list[str]:
+    return [PY, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+            *[f"tests/{name}/{f}" for f in folders], "--impl", "solutions"]
+
+
+def grade_cmd(out: str, *extra: str) -> list[str]:
+    return [PY, "-m", "autograder", "grade", "solutions", "--out", out, *extra]
+
+
+def check_rows(name: str) -> list[dict]:
+    check = wall([PY, "-m", "autograder", "check", name, "--impl", "solutions"])
+    plain = wall(pytest_cmd(name, ("public",)), PEER_REPEATS)
+    return [row("engine", f"check {name} (public tests, reference solution)", check, "s",
+                peer=plain, peer_name="plain pytest of tests/" + name + "/public",
+                note=f"median of {REPEATS} (peer {PEER_REPEATS}); lower is better")]
+
+
+def grade_rows(names: list[str]) -> list[dict]:
+    """A full grade (default isolation and --isolation none) and plain pytest of the same tests."""
+    with tempfile.TemporaryDirectory() as out:
+        grade = wall(grade_cmd(out))
+        bare = wall(grade_cmd(out, "--isolation", "none"), PEER_REPEATS)
+    plain = sum(wall(pytest_cmd(n, ("public", "hidden")), PEER_REPEATS) for n in names)
+    what = f"grade all {len(names)} assignments (public + hidden, reference solution)"
+    return [row("engine", what, grade, "s", peer=plain,
+                peer_name="plain pytest of the same tests, one run per assignment",
+                note=f"median of {REPEATS} (peer {PEER_REPEATS}); lower is better"),
+            row("engine", "grade overhead beyond plain pytest (same tests)", grade - plain, "s",
+                note="grade minus plain pytest: intake, sandbox, goldens, report"),
+            row("engine", "sandbox overhead: grade all, default isolation", grade, "s",
+                peer=bare, peer_name="same grade, --isolation none",
+                note=f"median of {REPEATS} (peer {PEER_REPEATS}); ratio - 1 is the sandbox's "
+                     "share")]
+
+
+def rows() -> list[dict]:
+    """check per assignment, a full grade, grade overhead and sandbox overhead."""
+    names = [a.name for a in discover()]
+    out: list[dict] = []
+    for name in names:
+        out += guarded("engine", [f"check {name}"], lambda name=name: check_rows(name))
+    return out + guarded("engine", ["grade all assignments", "grade overhead",
+                                    "sandbox overhead"], lambda: grade_rows(names))
 
 
 def main() -> None:
-    names = sys.argv[1:] or [a.name for a in discover()]
-    print(f"{'assignment':<10} {'check s':>8} {'grade s':>8} {'pytest s':>9} {'overhead s':>11}")
-    for name in names:
-        check = wall([PY, "-m", "autograder", "check", name, "--impl", "solutions"])
-        with tempfile.TemporaryDirectory() as out:
-            grade = wall([PY, "-m", "autograder", "grade", "solutions", "--assignment", name,
-                          "--out", out])
-        plain = wall([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"tests/{name}/public",
-                      f"tests/{name}/hidden", "--impl", "solutions"])
-        print(f"{name:<10} {check:8.2f} {grade:8.2f} {plain:9.2f} {grade - plain:11.2f}")
+    print_rows(rows())
 
 
 if __name__ == "__main__":

@@ -23,6 +23,9 @@ import numpy as np
 import torch
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from benchrows import guarded, print_rows, row  # noqa: E402
 
 
 def chain(T, x, n):
@@ -70,29 +73,57 @@ def best_backward(T, graph, make_input, size, repeats, torch_style):
     return best, nodes
 
 
+CASES = [
+    ("chain, 10,000 ops, (8,) arrays", chain, 8, 10000),
+    ("60-op diamonds x 50, (8,) arrays", diamonds, 8, 50),
+    ("tanh MLP 8 x (64,256)@(256,256)", mlp, (64, 256), 256),
+]
+
+
+def measure(impl: str, repeats: int = 5) -> list[tuple[str, int, float, float]]:
+    """(graph, nodes, minigrad seconds, torch seconds) per case: best backward() of `repeats`."""
+    sys.path.insert(0, str(Path(impl).resolve()))
+    from minigrad import Tensor
+
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(0)
+    out = []
+    for name, graph, shape, size in CASES:
+        def make_input(shape=shape):
+            return rng.normal(size=shape)
+        ours, nodes = best_backward(Tensor, graph, make_input, size, repeats, False)
+        theirs, _ = best_backward(torch_tensor, graph, make_input, size, repeats, True)
+        out.append((name, nodes, ours, theirs))
+    return out
+
+
+def table_rows(results, repeats: int) -> list[dict]:
+    """measure()'s results as rows of the performance table."""
+    return [row("minigrad", f"backward per node: {name} ({nodes:,} nodes)", 1e6 * ours / nodes,
+                "us/node", peer=1e6 * theirs / nodes, peer_name="torch.autograd",
+                note=f"float64, 1 thread, best of {repeats}; lower is better")
+            for name, nodes, ours, theirs in results]
+
+
+def rows(impl: str = str(ROOT / "solutions"), repeats: int = 5) -> list[dict]:
+    """One row per graph: backward microseconds per node, minigrad vs torch.autograd."""
+    return guarded("minigrad", [f"backward per node: {c[0]}" for c in CASES],
+                   lambda: table_rows(measure(impl, repeats), repeats))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--impl", default=str(ROOT / "solutions"))
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    sys.path.insert(0, str(Path(args.impl).resolve()))
-    from minigrad import Tensor
-
-    torch.set_num_threads(1)
-    rng = np.random.default_rng(0)
-    cases = [
-        ("chain, 10,000 ops, (8,) arrays", chain, lambda: rng.normal(size=8), 10000),
-        ("60-op diamonds x 50, (8,) arrays", diamonds, lambda: rng.normal(size=8), 50),
-        ("tanh MLP 8 x (64,256)@(256,256)", mlp, lambda: rng.normal(size=(64, 256)), 256),
-    ]
+    results = measure(args.impl, args.repeats)
     print(f"minigrad from {args.impl} vs torch {torch.__version__} autograd "
           f"(float64, 1 thread, best of {args.repeats} backward passes)")
     print(f"{'graph':36} {'nodes':>7} {'minigrad us/node':>17} {'torch us/node':>14} {'ratio':>7}")
-    for name, graph, make_input, size in cases:
-        ours, nodes = best_backward(Tensor, graph, make_input, size, args.repeats, False)
-        theirs, _ = best_backward(torch_tensor, graph, make_input, size, args.repeats, True)
+    for name, nodes, ours, theirs in results:
         print(f"{name:36} {nodes:7d} {1e6 * ours / nodes:17.2f} {1e6 * theirs / nodes:14.2f} "
               f"{ours / theirs:6.1f}x")
+    print_rows(table_rows(results, args.repeats))
     return 0
 
 

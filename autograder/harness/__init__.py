@@ -13,7 +13,7 @@ from typing import Any
 
 from .plaindata import PlainDataError, encode
 
-__all__ = ["graded", "hypothesis_examples", "Recorder", "GradedSpec"]
+__all__ = ["graded", "hypothesis_examples", "exception_kind", "Recorder", "GradedSpec"]
 
 KINDS = ("exact", "close", "check")
 
@@ -59,6 +59,16 @@ def hypothesis_examples(strategy: Any, n: int) -> list:
     return out[:n]
 
 
+def exception_kind(error: BaseException) -> str:
+    """The name an exception is recorded by: its first builtin class (in MRO order), so that a
+    student's `class EnvError(ValueError)` counts as the `ValueError` the contract asks for.
+    Builtin exceptions (KeyError, RecursionError, ...) keep their own name."""
+    for cls in type(error).__mro__:
+        if cls.__module__ == "builtins":
+            return cls.__name__
+    return type(error).__name__
+
+
 class Recorder:
     """Records a test's observations as plain data. In a graded run it never raises."""
 
@@ -94,12 +104,12 @@ class Recorder:
         self._add(name, "check", value, check=check)
 
     def raises(self, name: str, fn: Callable, *args: Any, **kwargs: Any) -> Any:
-        """Call fn(*args, **kwargs); record the exception type's name, or None if none was
-        raised. Returns fn's result (None when it raised)."""
+        """Call fn(*args, **kwargs); record the exception's kind (`exception_kind`: its first
+        builtin class), or None if none was raised. Returns fn's result (None when it raised)."""
         try:
             result = fn(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - the type is the observation
-            self._add(name, "exact", type(e).__name__)
+            self._add(name, "exact", exception_kind(e))
             return None
         self._add(name, "exact", None)
         return result

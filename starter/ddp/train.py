@@ -16,6 +16,7 @@ def train_step(model: MiniDDP, optimizer: torch.optim.Optimizer, loss_fn: Callab
     then loss.backward(); every backward but the last runs inside model.no_sync(), so the
     gradients are all-reduced once per step. Then optimizer.step() and optimizer.zero_grad().
     Returns the mean of the micro-batch losses (this rank's, undivided: a float).
-    `optimizer` is anything with step() and zero_grad().
+    `optimizer` is a real torch.optim.Optimizer (the tests pass torch.optim.SGD), and
+    `loss_fn` a real loss (torch.nn.functional.mse_loss): use them as you would in training.
     """
     raise NotImplementedError

@@ -11,8 +11,11 @@ graded runs replay the stored result.
   tiktoken (which ranks by the merged bytes) and the contract (which ranks by the merge list)
   must agree on every text.
 - `make_tokenizer(fixture)`: the student's Tokenizer built from such a fixture.
+- `generated_lines(words, seed, n_lines)`: a lazily generated stream of lines.
 - `record_training(rec, name, cases)`: train_bpe on each case, recording merges and vocab.
 """
+
+import random
 
 import regex
 
@@ -51,6 +54,14 @@ def corpus(rng, n_words: int, langs=tuple(SYLLABLES), words_per_lang: int = 150)
     words = rng.choice(len(lexicon), size=n_words, p=p)
     seps = rng.integers(0, len(SEPARATORS), size=n_words)
     return "".join(lexicon[int(w)] + SEPARATORS[int(s)] for w, s in zip(words, seps))
+
+
+def generated_lines(words, seed: int, n_lines: int):
+    """n_lines lines of 8 of `words` each (about 70 bytes a line), generated lazily from `seed`:
+    the streaming tests feed far more text than they could afford to hold."""
+    r = random.Random(seed)
+    for _ in range(n_lines):
+        yield " ".join(r.choices(words, k=8)) + r.choice(["\n", "\n\n", " \n", "\n"])
 
 
 def _merge(word, pair):

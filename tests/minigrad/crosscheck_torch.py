@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "solutions")]  # test modules import `minigrad` at load
 
 from autograder.compare import compare_value
+from autograder.harness import exception_kind
 from autograder.harness.plaindata import decode, encode
 
 HERE = Path(__file__).resolve().parent
@@ -125,7 +126,7 @@ class Recorder:
         try:
             result = fn(*args, **kwargs)
         except Exception as e:  # noqa: BLE001
-            self.values[name] = type(e).__name__
+            self.values[name] = exception_kind(e)
             return None
         self.values[name] = None
         return result

@@ -4,12 +4,11 @@ tracemalloc *while the iterator is consumed*, over a lazily generated input far 
 the limit (a limit set around a generator that has not started yet would measure nothing)."""
 
 import hashlib
-import random
 import tracemalloc
 from array import array
 from itertools import pairwise
 
-from common import corpus, make_tokenizer, tokenizer_fixture
+from common import corpus, generated_lines, make_tokenizer, tokenizer_fixture
 
 from autograder.harness import graded
 
@@ -50,19 +49,13 @@ def memory_cases(rng):
             "seed": int(rng.integers(2**31))}
 
 
-def generated_lines(words, seed):
-    r = random.Random(seed)
-    for _ in range(N_LINES):
-        yield " ".join(r.choices(words, k=8)) + r.choice(["\n", "\n\n", " \n", "\n"])
-
-
 @graded(points=3, cases=memory_cases, timeout=60)
 def test_iterable_memory(rec, cases):
     tok = make_tokenizer(cases["fixture"])
     digest, n_ids, batch = hashlib.sha256(), 0, array("q")
     tracemalloc.start()
     try:
-        for token_id in tok.encode_iterable(generated_lines(cases["words"], cases["seed"])):
+        for token_id in tok.encode_iterable(generated_lines(cases["words"], cases["seed"], N_LINES)):
             batch.append(token_id)
             if len(batch) == 4096:
                 digest.update(batch.tobytes())

@@ -1,0 +1,143 @@
+"""Regenerate the numbers of the bpe handout (README.md) from the reference solution.
+
+    .venv/bin/python assignments/03_bpe/make_tables.py            # rewrite the generated blocks
+    .venv/bin/python assignments/03_bpe/make_tables.py --check    # exit 1 if the handout is stale
+    .venv/bin/python assignments/03_bpe/make_tables.py --timings  # also re-measure training time
+
+Blocks (see assignments/handout_blocks.py):
+- bpe-first-merges: the first eight merges of the worked example (`train_bpe`, 264 tokens);
+- bpe-strawberry: the id of " strawberry" and the merges that build it;
+- bpe-vocab-table: bytes/token, tokens and `attention_flops` of a held-out document of the
+  generated multilingual corpus (tests/bpe/common.py `corpus`, seed 0) under growing vocabularies.
+  BPE training is greedy, so the first k merges of one training run are what training to
+  256 + k tokens gives: one run serves every row;
+- timing-bpe-train (only with --timings; machine-dependent, so the self-test checks it only for
+  presence): train_bpe on bench/bench_bpe.py's ~1 MB corpus to 1,000 merges, against HF
+  tokenizers, taken from bench/results.json (run `make bench` first) or measured now.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "solutions"))
+sys.path.insert(0, str(HERE.parent))
+
+from handout_blocks import main
+
+from bpe import Tokenizer, attention_flops, bytes_per_token, train_bpe
+
+WORKED_EXAMPLE = ("low low low low low lower lower newest newest newest newest newest newest "
+                  "widest widest widest")
+FRUIT = ("I ate a strawberry with straw. A berry, a straw, a strawberry. raspberry and blueberry "
+         "and strawberry jam. ")
+TRAIN_WORDS, HELD_OUT_WORDS, LEXICON = 40_000, 4_000, 300
+VOCAB_SIZES = (256, 356, 556, 1256, 2256)
+D_MODEL, N_LAYERS = 768, 12  # GPT-2 small's shape (Radford et al., 2019, Table 2)
+
+
+def show(token: bytes) -> str:
+    text = token.decode("utf-8", errors="replace")
+    return f"'{text}'" if text.startswith(" ") else text
+
+
+def first_merges() -> str:
+    _, merges = train_bpe(WORKED_EXAMPLE, 256 + 8)
+    return "```\n" + " ".join(f"({show(a)}, {show(b)})" for a, b in merges) + "\n```"
+
+
+def strawberry() -> str:
+    vocab, merges = train_bpe(FRUIT * 20, 256 + 40)
+    ids = Tokenizer(vocab, merges).encode(" strawberry")
+    if len(ids) != 1:
+        return f'`" strawberry"` is {len(ids)} tokens here: {ids}'
+    (tid,) = ids
+    needed, todo = [], [vocab[tid]]
+    pieces = {a + b: (a, b) for a, b in merges}
+    while todo:  # the merges that build the token, in merge order
+        tok = todo.pop()
+        if tok in pieces:
+            needed.append(pieces[tok])
+            todo.extend(pieces[tok])
+    needed.sort(key=merges.index)
+    built = " ".join(f"({show(a)}, {show(b)})" for a, b in needed)
+    return (f'`" strawberry"` becomes **one** token, id {tid}, built by the merges `{built}`. '
+            f"Asked how many r's it contains, the model must have learned the spelling of id "
+            f"{tid} from context")
+
+
+def vocab_table() -> str:
+    rng = np.random.default_rng(0)
+    text = load_fixtures().corpus(rng, TRAIN_WORDS + HELD_OUT_WORDS, words_per_lang=LEXICON)
+    cut = len(text) * TRAIN_WORDS // (TRAIN_WORDS + HELD_OUT_WORDS)
+    train, held_out = text[:cut], text[cut:]
+    vocab, merges = train_bpe(train, max(VOCAB_SIZES))
+    n_bytes = len(held_out.encode("utf-8"))
+    lines = [f"Measured with the reference `bytes_per_token` / `attention_flops` on a "
+             f"{n_bytes:,}-byte held-out document of the generated multilingual corpus "
+             f"(tokenizers trained on the {len(train.encode('utf-8')) / 1e3:.0f} kB before it; "
+             f"d_model {D_MODEL}, {N_LAYERS} layers, i.e. GPT-2 small's shape):", "",
+             "| vocab size | bytes/token | tokens | attention FLOPs |", "|---|---|---|---|"]
+    rows = []
+    for size in VOCAB_SIZES:
+        k = size - 256
+        tok = Tokenizer({i: vocab[i] for i in range(size)}, merges[:k])
+        n_tokens = len(tok.encode(held_out))
+        flops = attention_flops(n_tokens, D_MODEL, N_LAYERS)
+        rows.append((bytes_per_token(tok, held_out), flops))
+        label = f"{size:,} (bytes only)" if k == 0 else f"{size:,}"
+        lines.append(f"| {label} | {rows[-1][0]:.3f} | {n_tokens:,} | {flops:.2e} |".replace("e+", "e"))
+    gain, fewer = rows[-1][0] / rows[0][0], rows[0][1] / rows[-1][1]
+    lines += ["", f"{gain:.2f}× more bytes per token buys {fewer:.2f}× (= {gain:.2f}²) fewer "
+              f"attention FLOPs — and a {gain:.2f}× longer document in the same context window."]
+    return "\n".join(lines)
+
+
+def training_time() -> str:
+    """From the train_bpe row of bench/results.json (the last `make bench`), else measured now
+    with bench/bench_bpe.py's measure()."""
+    results = ROOT / "bench" / "results.json"
+    rows = json.loads(results.read_text())["rows"] if results.exists() else []
+    rows = [r for r in rows if r["group"] == "bpe" and r["what"].startswith("train_bpe")
+            and r["ratio"] is not None]
+    if rows:
+        r, when = rows[0], json.loads(results.read_text())["date"]
+        return (f"{r['what']}: {r['ours']:.1f} s, {r['ratio']:.1f}× the time of Hugging Face "
+                f"`tokenizers`' Rust trainer measured in the same run (`make bench`, {when}; the "
+                f"machine and its load change both figures, the ratio less)")
+    bench = load_module(ROOT / "bench" / "bench_bpe.py", "bench_bpe_for_handout")
+    m = bench.measure(str(ROOT / "solutions"))
+    return (f"train_bpe, {m['n_bytes'] / 1e6:.2f} MB generated text to {m['merges']:,} merges: "
+            f"{m['train']:.1f} s, {m['train'] / m['train_hf']:.1f}× the time of Hugging Face "
+            f"`tokenizers`' Rust trainer measured in the same run (bench/bench_bpe.py; the "
+            f"machine and its load change both figures, the ratio less)")
+
+
+def load_module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def load_fixtures():
+    return load_module(ROOT / "tests" / "bpe" / "common.py", "bpe_fixtures_for_handout")
+
+
+def generate(timings: bool) -> dict[str, str]:
+    blocks = {"bpe-first-merges": first_merges(), "bpe-strawberry": strawberry(),
+              "bpe-vocab-table": vocab_table()}
+    if timings:
+        blocks["timing-bpe-train"] = training_time()
+    return blocks
+
+
+if __name__ == "__main__":
+    sys.exit(main(HERE / "README.md", generate, timing_names=("timing-bpe-train",)))
