@@ -24,7 +24,7 @@ test: setup
 	$(PY) -m pytest -n $(JOBS) -q tests/selftest
 
 check: setup
-	$(PY) -m autograder check $(A) $(if $(IMPL),--impl $(IMPL))
+	$(PY) -m autograder check $(A) $(if $(IMPL),--impl $(IMPL)) $(if $(TASK),--task $(TASK))
 
 grade: setup
 	$(PY) -m autograder grade $(SUB) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) --out $(OUT)
@@ -37,6 +37,13 @@ starter: setup
 
 selftest: setup
 	$(PY) -m autograder selftest $(ONLY)
+
+# mutation testing of solutions/ (cosmic-ray mutants, graded by the engine); writes
+# tests/mutation_report.md. SAMPLE=all grades every mutant (hours); make test runs a smaller sample.
+SAMPLE ?= 40
+.PHONY: mutation
+mutation: setup
+	$(PY) -m autograder mutation $(ONLY) $(if $(filter all,$(SAMPLE)),,--sample $(SAMPLE))
 
 bench: setup   # 40-60 min on 2 shared cores: every bench/bench_*.py's rows() -> bench/results.{json,md}, README
 	$(PY) bench/run_all.py

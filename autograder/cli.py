@@ -36,10 +36,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Public tests on a local implementation (default: starter/)."""
     assignment = load(args.assignment)
     impl = Path(args.impl) if args.impl else assignment.starter
-    results = service.check(assignment, impl, _policy(args))
+    results = service.check(assignment, impl, _policy(args), args.task)
     _print_warnings(results)
-    render(results.grades, title=f"check {assignment.name} ({impl})")
-    return 0
+    scope = f" task {args.task}" if args.task is not None else ""
+    render(results.grades, title=f"check {assignment.name}{scope} ({impl})")
+    full = results.max_score > 0 and results.score == results.max_score
+    return 0 if full else 1
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -121,6 +123,14 @@ def cmd_selftest(args: argparse.Namespace) -> int:
     return 0 if all(run_selftest(load(n), policy) for n in names) else 1
 
 
+def cmd_mutation(args: argparse.Namespace) -> int:
+    """Mutation testing of solutions/ against its own graded suite (cosmic-ray operators)."""
+    from .mutation import run_mutation
+
+    return run_mutation(args.assignments, args.sample, args.seed,
+                        Path(args.report) if args.report else None)
+
+
 def cmd_starter(args: argparse.Namespace) -> int:
     """Generate starter/ from the marked solutions; --check only reports a stale starter."""
     from . import starter
@@ -155,9 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder",
                                      description="Training Systems autograder")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("check", help="public tests on your code (default: starter/)")
+    p = sub.add_parser("check", help="public tests on your code (default: starter/); exits 1 "
+                                     "unless every public test passes")
     p.add_argument("assignment")
     p.add_argument("--impl", help="folder holding the package (default: starter/)")
+    p.add_argument("--task", type=int, help="only this handout task's tests")
     add_policy_options(p)
     p.set_defaults(fn=cmd_check)
     p = sub.add_parser("grade", help="grade a submission folder or zip (public + hidden)")
@@ -191,6 +203,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignments", nargs="*")
     add_policy_options(p)
     p.set_defaults(fn=cmd_selftest)
+    p = sub.add_parser("mutation", help="mutation testing of solutions/ against its graded "
+                                        "tests (instructors)")
+    p.add_argument("assignments", nargs="*")
+    p.add_argument("--sample", type=int, help="grade a seeded sample of N mutants per "
+                                              "assignment (default: all)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--report", help="where to write the report (default: "
+                                    "tests/mutation_report.md)")
+    p.set_defaults(fn=cmd_mutation)
     p = sub.add_parser("starter", help="generate starter/ from the solutions' markers "
                                        "(instructors)")
     p.add_argument("assignments", nargs="*")

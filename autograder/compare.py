@@ -8,15 +8,35 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
+from collections.abc import Iterable
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from .harness.plaindata import PlainDataError, Unencodable, decode
-from .store import ObservationSpec
+from .store import MutantValues, ObservationSpec, TestSpec
 
 MAX_REPR = 120
+MAX_HINTS = 2  # per test: the best-matching ones
+_EXCEPTION_NAME = re.compile(r"^[A-Z]\w*(Error|Exception|Warning|Exit|Interrupt|Iteration)$")
+
+
+def _is_exception_name(value: Any) -> bool:
+    return isinstance(value, str) and bool(_EXCEPTION_NAME.match(value))
+
+
+def exception_words(observed: Any, expected: Any) -> str | None:
+    """An exact observation of `rec.raises` (an exception's type name, or None for none),
+    in words; None when the values are not of that kind."""
+    if observed is None and _is_exception_name(expected):
+        return f"raised no exception, expected {expected}"
+    if _is_exception_name(observed) and (expected is None or _is_exception_name(expected)):
+        stub = " (not implemented yet)" if observed == "NotImplementedError" else ""
+        want = "no exception" if expected is None else expected
+        return f"raised {observed}{stub}, expected {want}"
+    return None
 
 
 def short(value: Any) -> str:
@@ -98,6 +118,9 @@ def compare_value(spec: ObservationSpec, observed: Any, expected: Any, ctx: Simp
     if kind == "exact":
         if plain_equal(observed, expected):
             return None
+        words = exception_words(observed, expected)
+        if words is not None:
+            return words
         if isinstance(observed, list) and isinstance(expected, list):
             i = next((k for k, (x, y) in enumerate(zip(observed, expected))
                       if not plain_equal(x, y)), min(len(observed), len(expected)))
@@ -131,29 +154,63 @@ def judge(spec: ObservationSpec, observed_data: Any, inputs: Any, checks: Any, n
     return compare_value(spec, observed, expected, ctx, checks)
 
 
+def matches_mutant(spec: ObservationSpec, observed: Any, mutant_data: Any, inputs: Any,
+                   checks: Any, name: str) -> bool:
+    """Whether the student's (decoded) observed value is this mutant's wrong value."""
+    if judge(spec, mutant_data, inputs, checks, name) is None:
+        return False  # the mutant is right here: its value says nothing
+    mutant = decode(mutant_data)
+    if _all_nonfinite(mutant):
+        return False  # NaN/inf matches NaN/inf for any diverging bug: it names nothing
+    if spec.kind == "check":
+        return plain_equal(observed, mutant)
+    as_golden = dataclasses.replace(spec, expected=mutant_data)
+    return compare_value(as_golden, observed, mutant, None, checks) is None
+
+
 def matching_hints(spec: ObservationSpec, observed_data: Any, mutant_values: list[tuple[str, Any]],
                    inputs: Any, checks: Any, name: str) -> list[str]:
-    """Hints of every mutant whose value for this observation fails the golden and matches
-    the student's observed value."""
+    """Hints (at most MAX_HINTS) of the mutants whose value for this observation fails the
+    golden and matches the student's observed value."""
     try:
         observed = decode(observed_data)
     except (PlainDataError, RecursionError):
         return []
-    hints = []
+    hints: list[str] = []
     for hint, mutant_data in mutant_values:
-        if judge(spec, mutant_data, inputs, checks, name) is None:
-            continue  # the mutant is right here: its value says nothing
-        mutant = decode(mutant_data)
-        if _all_nonfinite(mutant):
-            continue  # NaN/inf matches NaN/inf for any diverging bug: it names nothing
-        as_golden = dataclasses.replace(spec, expected=mutant_data)
-        if spec.kind == "check":
-            same = plain_equal(observed, mutant)
-        else:
-            same = compare_value(as_golden, observed, mutant, None, checks) is None
-        if same and hint not in hints:
+        if hint not in hints and matches_mutant(spec, observed, mutant_data, inputs, checks, name):
             hints.append(hint)
-    return hints
+    return hints[:MAX_HINTS]
+
+
+def ranked_hints(test: TestSpec, observed_data: dict[str, Any], failing: set[str],
+                 mutants: Iterable[MutantValues], inputs: Any, checks: Any) -> list[str]:
+    """The hints of mutants whose wrong value matches one of the test's failing observations,
+    best first: fewest observations of the whole test where the student's value differs from
+    the mutant's (a mutant's value is its stored wrong value, or the golden where it is
+    right). At most MAX_HINTS, each text once."""
+    observed: dict[str, Any] = {}
+    for name, data in observed_data.items():
+        try:
+            observed[name] = decode(data)
+        except (PlainDataError, RecursionError):
+            continue
+    ranked = []
+    for order, mutant in enumerate(mutants):
+        values = mutant.values.get(test.id, {})
+        same = {n for n in values if n in failing and n in observed
+                and matches_mutant(test.observations[n], observed[n], values[n], inputs,
+                                   checks, n)}
+        if not same:
+            continue
+        wrong_or_missing = {n for n in test.observations if n in failing or n not in observed}
+        differing = len(set(values) - same) + len(wrong_or_missing - set(values))
+        ranked.append((differing, order, mutant.hint))
+    hints: list[str] = []
+    for _, _, hint in sorted(ranked):
+        if hint not in hints:
+            hints.append(hint)
+    return hints[:MAX_HINTS]
 
 
 def _all_nonfinite(value: Any) -> bool:

@@ -20,6 +20,7 @@ from .mutants import load_mutants, materialize
 from .runner import RunRequest, RunResult, run_tests
 from .sandbox import SandboxPolicy
 from .store import GoldenStore, MutantValues, ObservationSpec, StoreError, TestPlan, TestSpec, load_inputs, load_store
+from .tasks import task_table
 
 GEN_TEST_TIMEOUT = 600.0
 GEN_RUN_TIMEOUT = 3600.0
@@ -36,6 +37,7 @@ def _manifest_from_run(assignment: Assignment,
     tests: dict[str, dict[str, TestSpec]] = {v: {} for v in VISIBILITIES}
     inputs: dict[str, dict] = {v: {} for v in VISIBILITIES}
     checks = assignment.checks
+    task_of = task_table({v: assignment.test_files(v) for v in VISIBILITIES})
     for test_id, rec in result.records.items():
         if rec.status != "ended" or rec.outcome != "passed":
             problems.append(f"{test_id}: the solution does not pass it ({rec.status}): {rec.error}")
@@ -57,8 +59,9 @@ def _manifest_from_run(assignment: Assignment,
             observations[obs["name"]] = ObservationSpec(obs["kind"], obs["atol"], obs["rtol"],
                                                         obs["check"], obs["value"])
         vis = meta["visibility"]
+        task = task_of.get((vis, meta["file"]), (None, ""))
         tests[vis][test_id] = TestSpec(test_id, meta["points"], meta["timeout"], meta["file"],
-                                       observations)
+                                       observations, *task)
         if rec.inputs is not None:
             inputs[vis][test_id] = rec.inputs
     if problems:

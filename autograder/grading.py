@@ -8,17 +8,18 @@ from __future__ import annotations
 import shutil
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .assignments import VISIBILITIES, Assignment
 from .backends import get_backend
-from .compare import judge, matching_hints
+from .compare import judge, ranked_hints, short
 from .harness.plaindata import PlainDataError, decode
 from .intake import find_package, stage, staging_dir
 from .runner import RunRequest, RunResult, TestRecord
 from .sandbox import SandboxPolicy
 from .store import GoldenStore, TestPlan, TestSpec, load_inputs, load_stores
+from .tasks import natural_key
 
 HIDDEN_FAILED = "Hidden test failed."
 
@@ -32,7 +33,9 @@ class TestResult:
     max_points: float
     passed: bool
     message: str = ""  # what the student may see
-    hints: list[str] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)  # best-matching first (compare.MAX_HINTS)
+    task: int | None = None  # the handout's task (store.TestSpec.task)
+    task_title: str = ""
 
     @property
     def points(self) -> float:
@@ -59,21 +62,28 @@ class AssignmentGrade:
 
 def grade_submission_root(assignment: Assignment, root: Path,
                           visibilities: tuple[str, ...] = VISIBILITIES,
-                          policy: SandboxPolicy | None = None) -> AssignmentGrade:
-    """Grade the assignment's package found in `root` (at its root or one folder down)."""
+                          policy: SandboxPolicy | None = None,
+                          task: int | None = None) -> AssignmentGrade:
+    """Grade the assignment's package found in `root` (at its root or one folder down); with
+    `task`, only that handout task's tests."""
     policy = policy or SandboxPolicy.create()
     started = time.monotonic()
-    package_dir = find_package(root, assignment.package)
+    try:
+        package_dir = find_package(root, assignment.package)
+    except (OSError, ValueError) as e:
+        problem = f"the submission's folders cannot be read ({type(e).__name__}: {e})"
+        return all_failed(assignment, visibilities, [problem[:300]], [], started, task)
     if package_dir is None:
         problem = (f"no '{assignment.package}' package found (expected a folder "
                    f"'{assignment.package}/' with __init__.py, at the top or one folder down)")
-        return all_failed(assignment, visibilities, [problem], [], started)
+        return all_failed(assignment, visibilities, [problem], [], started, task)
     work = staging_dir()
     try:
         staged = stage(package_dir, assignment, work)
         if staged.problems:
-            return all_failed(assignment, visibilities, staged.problems, staged.notes, started)
-        grade = grade_staged(assignment, work, visibilities, policy)
+            return all_failed(assignment, visibilities, staged.problems, staged.notes, started,
+                              task)
+        grade = grade_staged(assignment, work, visibilities, policy, task)
         grade.notes[:0] = staged.notes
         grade.wall_s = time.monotonic() - started
         return grade
@@ -83,11 +93,13 @@ def grade_submission_root(assignment: Assignment, root: Path,
 
 def grade_staged(assignment: Assignment, impl_root: Path,
                  visibilities: tuple[str, ...] = VISIBILITIES,
-                 policy: SandboxPolicy | None = None) -> AssignmentGrade:
-    """Run and judge an implementation already staged at impl_root/<package>."""
+                 policy: SandboxPolicy | None = None,
+                 task: int | None = None) -> AssignmentGrade:
+    """Run and judge an implementation already staged at impl_root/<package> (with `task`:
+    only that task's tests)."""
     policy = policy or SandboxPolicy.create()
     started = time.monotonic()
-    stores = load_stores(assignment, visibilities)
+    stores = task_stores(assignment, visibilities, task)
     # the trusted checks module may import heavy oracles (scipy, torch): load it meanwhile
     checks_loader = threading.Thread(target=lambda: assignment.checks, daemon=True)
     checks_loader.start()
@@ -108,7 +120,8 @@ def grade_staged(assignment: Assignment, impl_root: Path,
 def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_data,
                 rec: TestRecord, collect_failed: bool = False) -> TestResult:
     vis, test_id = store.visibility, spec.id
-    result = TestResult(assignment.name, test_id, spec.file, vis, spec.points, False)
+    result = TestResult(assignment.name, test_id, spec.file, vis, spec.points, False,
+                        task=spec.task, task_title=spec.task_title)
     try:
         inputs = decode(inputs_data) if inputs_data is not None else None
     except PlainDataError:
@@ -125,33 +138,74 @@ def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inpu
         details.append("not run (the test process stopped before reaching it)")
     elif rec.status != "ended":
         details.append(rec.error or rec.status)
-    elif rec.outcome != "passed" and rec.error_type == "NotImplementedError":
-        details.append(f"not implemented yet ({rec.error})")
     elif rec.outcome != "passed":
-        details.append(f"raised {rec.error}" if rec.error else "failed")
-    all_match, missing = True, []
-    for name, ospec in spec.observations.items():
+        details.append(raised_message(rec))
+    failing, missing = set(), []
+    alike: dict[str, list[str]] = {}  # message -> the observations it is about
+    for name in sorted(spec.observations, key=natural_key):
+        ospec = spec.observations[name]
         if name not in observed:
-            all_match = False
             missing.append(name)
             continue
         message = judge(ospec, observed[name], inputs, assignment.checks, name)
-        if message is None:
-            continue
-        all_match = False
-        details.append(f"{name}: {message}")
-        values = store.mutant_values(test_id, name)
-        for hint in matching_hints(ospec, observed[name], values, inputs, assignment.checks,
-                                   name):
-            if hint not in result.hints:
-                result.hints.append(hint)
+        if message is not None:
+            failing.add(name)
+            alike.setdefault(message, []).append(name)
+    for message, names in alike.items():
+        shown = names[0] if len(names) == 1 else (
+            f"{names[0]} … {names[-1]} ({len(names)} values)" if len(names) > 2
+            else f"{names[0]}, {names[1]}")
+        details.append(f"{shown}: {message}")
     if missing and rec.status == "ended" and rec.outcome == "passed":
-        details.append(f"{len(missing)} observation(s) not recorded, e.g. {missing[0]}"
-                       if details else f"not recorded: {', '.join(missing[:5])}")
-    result.passed = rec.status == "ended" and rec.outcome == "passed" and all_match
+        details.append(_missing_message(spec, missing))
+    if failing:
+        result.hints = ranked_hints(spec, observed, failing, store.mutants.values(), inputs,
+                                    assignment.checks)
+    result.passed = (rec.status == "ended" and rec.outcome == "passed" and not failing
+                     and not missing)
     if not result.passed:
         result.message = _student_message(vis, rec, details, collect_failed)
     return result
+
+
+FORBIDDEN_MARK = "is forbidden in this assignment"
+
+
+def raised_message(rec: TestRecord) -> str:
+    """A test that raised, in the student's terms: which of their functions raised, where."""
+    where = rec.where if rec.where and rec.where.get("student") else None
+    at = ""
+    if where is not None:
+        function = where.get("function") or ""
+        named = f"{function}()" if function and not function.startswith("<") else ""
+        at = f"{named} ({where['file']}:{where['line']})" if named else \
+            f"{where['file']}:{where['line']}"
+    error = rec.error or "an exception"
+    if rec.error_type == "NotImplementedError":
+        return (f"not implemented yet: {at} still raises NotImplementedError" if at else
+                "not implemented yet (a stub still raises NotImplementedError)")
+    if rec.error_type in ("ImportError", "ModuleNotFoundError") and FORBIDDEN_MARK in error:
+        module = error.split("module ", 1)[-1].split(" ", 1)[0]
+        place = f"{where['file']}, line {where['line']}" if where else "your code"
+        return (f"{place} imports {module}, which this assignment forbids (it would do the "
+                f"work for you)")
+    if at:
+        return f"{error}, raised in {at}"
+    if rec.where:  # raised in the test itself (e.g. an assertion about your result)
+        return f"{error} (at {rec.where['file']}:{rec.where['line']} in the test)"
+    return f"raised {error}"
+
+
+def _missing_message(spec: TestSpec, missing: list[str]) -> str:
+    first = missing[0]
+    try:
+        expected = short(decode(spec.observations[first].expected))
+    except PlainDataError:
+        expected = "a value"
+    more = f" (and {len(missing) - 1} more: {', '.join(missing[1:4])}" + (
+        " ...)" if len(missing) > 4 else ")") if len(missing) > 1 else ""
+    return (f"the test ended without a value for {first}{more}; expected {first} = {expected} "
+            f"(it stopped recording early)")
 
 
 def _dedupe(problems: list[str]) -> list[str]:
@@ -182,12 +236,30 @@ def _student_message(vis: str, rec: TestRecord, details: list[str],
     return f"{HIDDEN_FAILED} An output did not match."
 
 
+def task_stores(assignment: Assignment, visibilities: tuple[str, ...],
+                task: int | None = None) -> dict[str, GoldenStore]:
+    """The golden stores, restricted to one handout task's tests when `task` is given."""
+    stores = load_stores(assignment, visibilities)
+    if task is None:
+        return stores
+    return {v: replace(s, tests={i: t for i, t in s.tests.items() if t.task == task})
+            for v, s in stores.items()}
+
+
+def task_numbers(assignment: Assignment) -> list[int]:
+    """The task numbers the public tests name."""
+    return sorted({t.task for t in load_stores(assignment, ("public",))["public"].tests.values()
+                   if t.task is not None})
+
+
 def all_failed(assignment: Assignment, visibilities: tuple[str, ...], problems: list[str],
-               notes: list[str], started: float) -> AssignmentGrade:
-    """Every test of the assignment failed, not run, for the first of `problems`."""
+               notes: list[str], started: float, task: int | None = None) -> AssignmentGrade:
+    """Every test of the assignment (of `task`, if given) failed, not run, for the first of
+    `problems`."""
     tests = []
-    for vis, store in load_stores(assignment, visibilities).items():
+    for vis, store in task_stores(assignment, visibilities, task).items():
         for test_id, spec in store.tests.items():
             tests.append(TestResult(assignment.name, test_id, spec.file, vis, spec.points,
-                                    False, "not run: " + problems[0]))
+                                    False, "not run: " + problems[0].splitlines()[0],
+                                    task=spec.task, task_title=spec.task_title))
     return AssignmentGrade(assignment, tests, problems, notes, time.monotonic() - started)

@@ -55,8 +55,14 @@ def open_submission(path: Path, workdir: Path) -> Path:
     try:
         with zipfile.ZipFile(path) as zf:
             _extract_safely(zf, dest)
-    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as e:
-        raise IntakeError(f"{path.name}: the zip is damaged or unreadable ({e})") from None
+    except UnicodeDecodeError:  # an entry flagged UTF-8 whose name is not
+        raise IntakeError(f"{path.name}: a zip entry's name is flagged UTF-8 but is not valid "
+                          f"UTF-8 (re-create the zip with your system's zip tool)") from None
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError,
+            ValueError, OverflowError, MemoryError, LookupError) as e:
+        detail = " ".join(str(e).split())[:200]
+        raise IntakeError(f"{path.name}: the zip is damaged or unreadable "
+                          f"({type(e).__name__}: {detail})") from None
     return dest
 
 
@@ -70,7 +76,7 @@ def _extract_safely(zf: zipfile.ZipFile, dest: Path) -> None:
         parts = PurePosixPath(name.replace("\\", "/")).parts
         if name.startswith(("/", "\\")) or (parts and ":" in parts[0]) or ".." in parts:
             raise IntakeError(f"the zip entry {name!r} points outside the submission")
-        if any(ord(c) < 32 for c in name) or len(parts) > MAX_DEPTH \
+        if not parts or any(ord(c) < 32 for c in name) or len(parts) > MAX_DEPTH \
                 or any(len(p.encode()) > MAX_NAME for p in parts):
             raise IntakeError(f"the zip entry {name[:80]!r} has an unusable name")
         compressed += info.compress_size
@@ -90,11 +96,19 @@ def _extract_safely(zf: zipfile.ZipFile, dest: Path) -> None:
     for info in infos:
         target = dest.joinpath(*PurePosixPath(info.filename.replace("\\", "/")).parts)
         if info.is_dir():
-            target.mkdir(parents=True, exist_ok=True)
+            try:
+                target.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise IntakeError(f"the zip entry {info.filename[:80]!r} cannot be unpacked "
+                                  f"({e.strerror or type(e).__name__})") from None
             continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with zf.open(info) as src, open(target, "wb") as out:
-            _copy_limited(src, out, info.file_size)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with zf.open(info) as src, open(target, "wb") as out:
+                _copy_limited(src, out, info.file_size)
+        except OSError as e:  # e.g. a file where the zip also has a folder of that name
+            raise IntakeError(f"the zip entry {info.filename[:80]!r} cannot be unpacked "
+                              f"({e.strerror or type(e).__name__})") from None
 
 
 def _copy_limited(src, out, limit: int) -> int:
@@ -168,10 +182,10 @@ def stage(package_dir: Path, assignment: Assignment, dest: Path) -> Staged:
         try:
             tree = ast.parse(text, filename=shown)
         except SyntaxError as e:
-            staged.problems.append(f"SyntaxError in {shown}, line {e.lineno}: {e.msg}")
+            staged.problems.append(syntax_problem(shown, e))
             continue
-        except ValueError as e:
-            staged.problems.append(f"{shown} cannot be parsed: {e}")
+        except (ValueError, RecursionError, MemoryError) as e:
+            staged.problems.append(f"{shown} cannot be parsed: {str(e)[:200]}")
             continue
         for module, line in forbidden_imports(tree, assignment.forbidden):
             staged.problems.append(f"{shown}, line {line} imports '{module}', which this "
@@ -180,6 +194,17 @@ def stage(package_dir: Path, assignment: Assignment, dest: Path) -> Staged:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(text)
     return staged
+
+
+def syntax_problem(shown: str, e: SyntaxError) -> str:
+    """The error, then the offending line with a caret under the column."""
+    head = f"SyntaxError in {shown}, line {e.lineno}: {e.msg}"
+    text = (e.text or "").rstrip("\r\n")
+    if not text.strip() or len(text) > 300:
+        return head
+    stripped = text.lstrip()
+    column = max(min((e.offset or 1) - 1 - (len(text) - len(stripped)), len(stripped)), 0)
+    return f"{head}\n    {stripped.expandtabs()}\n    {' ' * column}^"
 
 
 def forbidden_imports(tree: ast.AST, forbidden: tuple[str, ...]) -> list[tuple[str, int]]:

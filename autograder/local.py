@@ -65,7 +65,21 @@ def pytest_configure(config: pytest.Config) -> None:
     if impl:
         sys.path.insert(0, str(Path(impl).resolve()))
     config.pluginmanager.register(harness_plugin, "graded-fixtures")
-    config.pluginmanager.register(harness_plugin.GradedRun(None, local_checker), "graded-run")
+    config.pluginmanager.register(
+        harness_plugin.GradedRun(None, local_checker, str(Path(impl).resolve()) if impl else None),
+        "graded-run")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A graded test's wall timeout (its `@graded(timeout=)`, else the assignment's) applies
+    here too, through pytest-timeout: a hang fails that test instead of stalling the run."""
+    for item in items:
+        spec = harness_plugin.graded_spec(item)
+        if spec is None or item.get_closest_marker("timeout") is not None:
+            continue
+        folder = harness_plugin.assignment_dir(Path(str(item.path)))
+        limit = spec.timeout or load(folder.name, folder.parent.parent).test_timeout
+        item.add_marker(pytest.mark.timeout(limit))
 
 
 def pytest_collectstart(collector: pytest.Collector) -> None:

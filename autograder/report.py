@@ -1,4 +1,8 @@
-"""Reports: Gradescope-schema results.json, and a readable terminal report (rich)."""
+"""Reports: Gradescope-schema results.json, and a readable terminal report (rich), both
+organized like the handout: by task (number, title, points), then its tests.
+
+Visible text (results.json's top-level `output`, public tests) never carries hidden points.
+"""
 
 from __future__ import annotations
 
@@ -7,44 +11,81 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
-from .grading import AssignmentGrade
+from .grading import AssignmentGrade, TestResult
+from .tasks import natural_key
 
 SCHEMA_PATH = Path(__file__).with_name("gradescope_schema.json")
 GRADESCOPE_VISIBILITY = {"public": "visible", "hidden": "after_published"}
+NOT_IMPLEMENTED = "not implemented yet (the stub still raises NotImplementedError)"
+MAX_NAMES = 6
+
+
+def task_order(tests: list[TestResult]) -> list[TestResult]:
+    """Tests in handout order: by task number (tests naming no task last), then as run."""
+    return sorted(tests, key=lambda t: (t.task is None, t.task or 0))
+
+
+def by_task(tests: list[TestResult]) -> list[tuple[str, list[TestResult]]]:
+    """[(task label, its tests)] in handout order."""
+    groups: dict[str, list[TestResult]] = {}
+    for t in task_order(tests):
+        groups.setdefault(task_label(t), []).append(t)
+    return list(groups.items())
+
+
+def task_label(t: TestResult) -> str:
+    if t.task is None:
+        return "Other tests"
+    return f"Task {t.task}: {t.task_title}" if t.task_title else f"Task {t.task}"
+
+
+def _points(tests: list[TestResult]) -> tuple[float, float]:
+    return sum(t.points for t in tests), sum(t.max_points for t in tests)
 
 
 def results_json(grades: list[AssignmentGrade], execution_time: float,
                  problems: list[str] = ()) -> dict:
-    """Gradescope's results.json for one submission (all its assignments)."""
+    """Gradescope's results.json for one submission (all its assignments). Test `number`s
+    follow the handout's task order; `name` carries the task."""
     tests = []
     for grade in grades:
         a = grade.assignment
-        for k, t in enumerate(grade.tests, 1):
+        for k, t in enumerate(task_order(grade.tests), 1):
             text = t.message
             if t.hints:
                 text += "".join(f"\nHint: {h}" for h in t.hints)
+            tags = [a.name, Path(t.file).stem] + ([f"task {t.task}"] if t.task is not None else [])
             tests.append({
-                "name": f"{a.name}: {t.id}", "number": f"{a.number}.{k}",
+                "name": f"{a.name} · {task_label(t)} · {t.id}", "number": f"{a.number}.{k}",
                 "score": t.points, "max_score": t.max_points,
                 "status": "passed" if t.passed else "failed", "output": text.strip(),
                 "visibility": GRADESCOPE_VISIBILITY[t.visibility],
-                "tags": [a.name, Path(t.file).stem],
+                "tags": tags,
             })
-    lines = [*problems]
-    for g in grades:
-        lines.append(f"{g.assignment.name}: {g.score:g} / {g.max_score:g}")
-        lines += [f"  {p}" for p in g.problems + g.notes]
     return {
         "score": sum(g.score for g in grades),
         "max_score": sum(g.max_score for g in grades),
         "execution_time": round(execution_time, 3),
-        "output": "\n".join(lines),
+        "output": "\n".join([*problems, *(line for g in grades for line in visible_summary(g))]),
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
     }
+
+
+def visible_summary(grade: AssignmentGrade) -> list[str]:
+    """What a student may read before release: public points only, per assignment and task."""
+    public = [t for t in grade.tests if t.visibility == "public"]
+    score, total = _points(public)
+    hidden = any(t.visibility == "hidden" for t in grade.tests)
+    lines = [f"{grade.assignment.name}: {score:g} / {total:g} public points"
+             + (" (hidden tests are scored when grades are published)" if hidden else "")]
+    lines += [f"  {p}" for p in grade.problems + grade.notes]
+    for label, tests in by_task(public):
+        got, out_of = _points(tests)
+        lines.append(f"  {label}: {got:g} / {out_of:g}")
+    return lines
 
 
 def write_results(out_dir: Path, results: dict) -> Path:
@@ -54,20 +95,17 @@ def write_results(out_dir: Path, results: dict) -> Path:
     return path
 
 
-NOT_IMPLEMENTED = "not implemented yet (the stub still raises NotImplementedError)"
-
-
-def _summary(t) -> str:
+def _summary(t: TestResult) -> str:
     """Failures that say the same thing are listed together."""
-    if t.message.startswith("not implemented yet") or t.message.endswith(
-            "raised NotImplementedError."):
+    if t.message == "not implemented yet (a stub still raises NotImplementedError)":
         return NOT_IMPLEMENTED
     return t.message
 
 
 def render(grades: list[AssignmentGrade], console: Console | None = None,
-           title: str | None = None, problems: list[str] = ()) -> None:
-    """Per-test points, what failed (alike failures grouped), and misconception hints."""
+           title: str | None = None, problems: list[str] = (), timing: bool = True) -> None:
+    """Per task: its points, then its tests, what failed (alike failures grouped), and each
+    distinct misconception hint once, with the tests it explains."""
     console = console or Console()
     if title:
         console.rule(escape(title))
@@ -85,28 +123,43 @@ def render(grades: list[AssignmentGrade], console: Console | None = None,
         if grade.tests and not_run:
             console.print(f"[red]✗ none of the {len(grade.tests)} tests could run[/]")
         else:
-            _render_tests(grade, console)
+            for label, tests in by_task(grade.tests):
+                _render_task(label, tests, console)
+        took = f"  [dim]{grade.wall_s:.1f} s[/]" if timing else ""
         console.print(f"[bold]{a.name}: {grade.score:g} / {grade.max_score:g} ({pct:.0f}%)"
-                      f"[/]  [dim]{grade.wall_s:.1f} s[/]\n")
+                      f"[/]{took}\n")
 
 
-def _render_tests(grade: AssignmentGrade, console: Console) -> None:
-    table = Table(show_lines=False, expand=False, box=None, pad_edge=False)
-    table.add_column("test")
-    table.add_column("points", justify="right")
-    table.add_column("", justify="center")
-    for t in grade.tests:
-        mark = "[green]✓[/]" if t.passed else "[red]✗[/]"
-        name = escape(t.id) + (" [dim](hidden)[/]" if t.visibility == "hidden" else "")
-        table.add_row(name, f"{t.points:g}/{t.max_points:g}", mark)
-    console.print(table)
-    groups: dict[tuple, list] = {}
-    for t in grade.tests:
+def _names(tests: list[TestResult]) -> str:
+    names = sorted((t.id for t in tests), key=natural_key)
+    return ", ".join(names[:MAX_NAMES]) + (" ..." if len(names) > MAX_NAMES else "")
+
+
+def _render_task(label: str, tests: list[TestResult], console: Console) -> None:
+    got, out_of = _points(tests)
+    passed = sum(t.passed for t in tests)
+    mark = "[green]✓[/]" if passed == len(tests) else "[red]✗[/]"
+    console.print(f"{mark} [bold]{escape(label)}[/]  {got:g} / {out_of:g} points "
+                  f"({passed} of {len(tests)} tests pass)")
+    width = max(len(t.id) for t in tests) + 2
+    for t in tests:
+        sign = "[green]✓[/]" if t.passed else "[red]✗[/]"
+        hidden = " [dim](hidden)[/]" if t.visibility == "hidden" else ""
+        console.print(f"    {sign} {escape(t.id.ljust(width))}{t.points:g}/{t.max_points:g}"
+                      f"{hidden}")
+    groups: dict[str, list[TestResult]] = {}
+    hints: dict[str, list[TestResult]] = {}
+    for t in tests:
         if not t.passed:
-            groups.setdefault((_summary(t), tuple(t.hints)), []).append(t)
-    for (summary, hints), tests in groups.items():
-        names = ", ".join(t.id for t in tests[:6]) + (" ..." if len(tests) > 6 else "")
-        label = f"{len(tests)} tests ({escape(names)})" if len(tests) > 1 else escape(names)
-        console.print(f"[red]✗ {label}[/]: {escape(summary)}")
-        for h in hints:
-            console.print(f"  [bold magenta]Hint:[/] {escape(h)}")
+            groups.setdefault(_summary(t), []).append(t)
+            for h in t.hints:
+                hints.setdefault(h, []).append(t)
+    for summary, failed in groups.items():
+        label_ = f"{len(failed)} tests ({_names(failed)})" if len(failed) > 1 else _names(failed)
+        lines = summary.splitlines() or [""]
+        console.print(f"    [red]✗ {escape(label_)}[/]: {escape(lines[0])}")
+        for line in lines[1:]:
+            console.print(f"        {escape(line)}")
+    for hint, explained in hints.items():
+        console.print(f"    [bold magenta]Hint:[/] {escape(hint)} [dim](explains "
+                      f"{escape(_names(explained))})[/]")

@@ -2,8 +2,9 @@
 student code.
 
 The parent owns every deadline: a wall timeout per test and per run. If the child crashes or
-times out, the test in progress fails and the remaining tests resume in a fresh child (bounded
-restarts), so one crash does not erase a student's other points.
+times out, the test in progress fails and the remaining tests resume in fresh children, one
+per test file, each file with its own bounded restarts, so one hang or crash does not erase a
+student's other points.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import builtins
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -30,7 +32,8 @@ HARNESS = Path(__file__).resolve().parent / "harness"
 _BUILTIN_EXCEPTIONS = {n for n, v in vars(builtins).items()
                        if isinstance(v, type) and issubclass(v, BaseException)}
 MAX_EVENTS_BYTES = 64 * 2**20
-MAX_RESTARTS = 8
+MAX_RESTARTS = 8  # fresh children per test file after a hang or crash in it
+MAX_RUN_FACTOR = 3  # timeouts may extend a run to this many times its limit
 TAIL_BYTES = 4000
 POLL_S = 0.01
 # Wall seconds a child may take to start (interpreter, pytest, imports such as torch, test-file
@@ -56,6 +59,7 @@ class TestRecord:
     obs: list = field(default_factory=list)
     meta: dict | None = None
     inputs: object = None
+    where: dict | None = None  # where it raised: {"function", "file", "line", "student"}
 
 
 @dataclass
@@ -254,9 +258,9 @@ def run_tests(request: RunRequest, make_box: BoxFactory = HostBox) -> RunResult:
 
 
 class FolderRun:
-    """One run folder and its children: a fresh child after a crash or timeout resumes with
-    the tests not yet run (at most MAX_RESTARTS times). Its records, collection errors,
-    restarts and last stderr tail are read after `run()`."""
+    """One run folder and its children: after a crash or timeout, fresh children resume the
+    tests not yet run, one test file each (at most MAX_RESTARTS times per file). Its records,
+    collection errors, restarts and last stderr tail are read after `run()`."""
 
     def __init__(self, request: RunRequest, visibilities: tuple[str, ...], deadline: float,
                  caps: Capabilities, make_box: BoxFactory = HostBox):
@@ -269,6 +273,8 @@ class FolderRun:
         self.records = {i: TestRecord(i) for i in self.remaining or []}
         self.collect_errors: list[str] = []
         self.restarts, self.stderr_tail = 0, ""
+        limit = request.run_timeout or request.assignment.run_timeout
+        self.hard_deadline = deadline + (MAX_RUN_FACTOR - 1) * limit
         self.redact = "hidden" in visibilities and request.mode == "replay"
 
     def run(self) -> FolderRun:
@@ -279,27 +285,7 @@ class FolderRun:
         box = None
         try:
             box = self.make_box(run, req, self.caps)
-            for attempt in range(MAX_RESTARTS + 1):
-                in_progress, finished, reason = self._child(box, run, attempt)
-                stderr_tail = _tail(run / f"stderr-{attempt}")
-                self.stderr_tail = "" if self.redact else stderr_tail
-                if not req.keep:  # what a child wrote is read; free the disk at once
-                    for name in (f"stdout-{attempt}", f"stderr-{attempt}",
-                                 f"events-{attempt}.jsonl"):
-                        (run / name).unlink(missing_ok=True)
-                if in_progress is not None:
-                    rec = self.records.setdefault(in_progress, TestRecord(in_progress))
-                    rec.status = "timeout" if reason == "timeout" else "crashed"
-                    rec.error = _crash_message(reason, req.test_timeout(in_progress),
-                                               self.stderr_tail)
-                if self.remaining is not None:
-                    self.remaining = [i for i in self.remaining
-                                      if self.records[i].status == "not_run"]
-                if finished or in_progress is None or not self.remaining \
-                        or reason == "run_timeout":
-                    self._note_stop(finished, reason)
-                    break
-                self.restarts += 1
+            self._run_groups(box, run)
         finally:
             if box is not None:
                 box.close()
@@ -307,18 +293,82 @@ class FolderRun:
                 shutil.rmtree(run, ignore_errors=True)
         return self
 
-    def _note_stop(self, finished: bool, reason: str) -> None:
-        if not finished and self.remaining and reason != "run_timeout":
+    def _run_groups(self, box: ChildBox, run: Path) -> None:
+        """The first child runs every test. When a test hangs or crashes it, the tests not yet
+        run go on in children of their own test file, each file with its own MAX_RESTARTS: a
+        hang in one task's code never costs another file's tests. Each timeout moves the run
+        deadline by that test's limit (up to MAX_RUN_FACTOR x the run limit), so time lost to
+        hangs is not taken from the tests that still have to run."""
+        req = self.request
+        groups: list[tuple[str | None, list[str] | None]] = [(None, self.remaining)]
+        restarts_of: dict[str, int] = {}
+        attempt = 0
+        while groups:
+            file, ids = groups[0]
+            in_progress, finished, reason = self._child(box, run, attempt, ids, file)
+            stderr_tail = _tail(run / f"stderr-{attempt}")
+            self.stderr_tail = "" if self.redact else stderr_tail
+            if not req.keep:  # what a child wrote is read; free the disk at once
+                for name in (f"stdout-{attempt}", f"stderr-{attempt}", f"events-{attempt}.jsonl"):
+                    (run / name).unlink(missing_ok=True)
+            attempt += 1
+            if in_progress is not None:
+                rec = self.records.setdefault(in_progress, TestRecord(in_progress))
+                rec.status = "timeout" if reason == "timeout" else "crashed"
+                rec.error = _crash_message(reason, req.test_timeout(in_progress),
+                                           self.stderr_tail)
+                if reason == "timeout":
+                    self.deadline = min(self.deadline + req.test_timeout(in_progress),
+                                        self.hard_deadline)
+            if ids is None:  # gen mode: one child runs everything; no restarts
+                self._note_stop(finished, reason, ids)
+                return
+            ids = [i for i in ids if self.records[i].status == "not_run"]
+            if finished or in_progress is None or not ids or reason == "run_timeout":
+                self._note_stop(finished, reason, ids)
+                groups.pop(0)
+                if reason == "run_timeout":
+                    self._not_run_for_deadline([i for _, g in groups for i in g or []])
+                    return
+                continue
+            self.restarts += 1
+            if file is None:  # split what is left by test file
+                by_file: dict[str, list[str]] = {}
+                for i in ids:
+                    by_file.setdefault(self._file_of(i), []).append(i)
+                groups[:1] = list(by_file.items())
+                continue
+            restarts_of[file] = restarts_of.get(file, 0) + 1
+            if restarts_of[file] > MAX_RESTARTS:
+                self.collect_errors.append(
+                    f"{file}: stopped after {MAX_RESTARTS} restarts (a hang or crash in each); "
+                    f"its {len(ids)} remaining test(s) were not run")
+                groups.pop(0)
+            else:
+                groups[0] = (file, ids)
+
+    def _file_of(self, test_id: str) -> str:
+        plan = self.request.plan
+        return (plan.file_of.get(test_id) if plan is not None else None) or "?"
+
+    def _not_run_for_deadline(self, ids: list[str]) -> None:
+        if ids and not any(e.startswith("the whole run exceeded") for e in self.collect_errors):
+            self._note_stop(False, "run_timeout", ids)
+
+    def _note_stop(self, finished: bool, reason: str, remaining: list[str] | None) -> None:
+        if not finished and remaining and reason != "run_timeout":
             shown = self.stderr_tail
             self.collect_errors.append(
                 ("the hidden tests' process" if self.redact else "the test process")
                 + " exited before running these tests"
                 + (f"; its last output:\n{shown[-800:]}" if shown else ""))
-        if reason == "run_timeout":
+        if reason == "run_timeout" and not any(
+                e.startswith("the whole run exceeded") for e in self.collect_errors):
             limit = self.request.run_timeout or self.request.assignment.run_timeout
             self.collect_errors.append(f"the whole run exceeded its {limit:g} s limit")
 
-    def _config(self, run: Path, events: Path) -> dict:
+    def _config(self, run: Path, events: Path, ids: list[str] | None,
+                file: str | None) -> dict:
         req = self.request
         return {
             "mode": req.mode, "assignment": req.assignment.name, "events": str(events),
@@ -326,19 +376,22 @@ class FolderRun:
             "rootdir": str(run / "tests"), "ini": str(run / "tests" / "pytest.ini"),
             "inputs": {v: str(run / "inputs" / f"{v}.json") for v in VISIBILITIES},
             "test_files": [str(run / "tests" / v / f.name) for v in self.visibilities
-                           for f in req.assignment.test_files(v)],
-            "plan": self.remaining, "forbidden": list(req.assignment.forbidden),
+                           for f in req.assignment.test_files(v)
+                           if file is None or f.name == file],
+            "plan": ids, "forbidden": list(req.assignment.forbidden),
+            "timeouts": {i: req.test_timeout(i) for i in ids or []} if req.mode == "replay" else {},
         }
 
-    def _child(self, box: ChildBox, run: Path, attempt: int):
-        """One child process. Returns (test id in progress when it stopped, saw 'done',
-        reason). Events about tests outside this folder's plan (another child's, or invented)
-        are ignored."""
+    def _child(self, box: ChildBox, run: Path, attempt: int, ids: list[str] | None,
+               file: str | None):
+        """One child process running `ids` (None: every test) of `file` (None: every file).
+        Returns (test id in progress when it stopped, saw 'done', reason). Events about tests
+        outside its plan (another child's, or invented) are ignored."""
         req = self.request
         events_path = box.new_output_file(run / f"events-{attempt}.jsonl")
         config_path = run / f"config-{attempt}.json"
-        config_path.write_text(json.dumps(self._config(run, events_path)))
-        accept = None if self.remaining is None else frozenset(self.remaining)
+        config_path.write_text(json.dumps(self._config(run, events_path, ids, file)))
+        accept = None if ids is None else frozenset(ids)
         try:
             proc = box.start(run / "lib" / "autograder" / "harness" / "boot.py", config_path,
                              [events_path], list(req.assignment.forbidden),
@@ -396,8 +449,11 @@ class FolderRun:
             if message not in self.collect_errors:
                 self.collect_errors.append(message)
         else:
-            self.collect_errors.append(f"{str(ev.get('file'))[:100]}: "
-                                       f"{str(ev.get('error'))[-1500:]}")
+            message = str(ev.get("error"))[-1500:]
+            if ev.get("package") is not True:  # not the package's own import: name the file
+                message = f"{str(ev.get('file'))[:100]}: {message}"
+            if message not in self.collect_errors:  # a file collected again in a new child
+                self.collect_errors.append(message)
 
     def _record_end(self, ev: dict) -> None:
         test_id = ev["id"]
@@ -414,12 +470,40 @@ class FolderRun:
             rec.error_type = None  # a hidden test's failure may name only a builtin exception
         rec.obs = ev.get("obs") if isinstance(ev.get("obs"), list) else []
         rec.meta = ev.get("meta") if isinstance(ev.get("meta"), dict) else None
+        rec.where = None if self.redact else _where(ev.get("where"))
         rec.inputs = ev.get("inputs")
+
+
+def _where(data: object) -> dict | None:
+    """The child's claim of where a test raised, as plain bounded fields (or None)."""
+    if not isinstance(data, dict) or not isinstance(data.get("file"), str) \
+            or type(data.get("line")) is not int:
+        return None
+    function = data.get("function")
+    return {"function": function[:200] if isinstance(function, str) else None,
+            "file": data["file"][:200], "line": data["line"],
+            "student": data.get("student") is True}
+
+
+_DUMPED_FRAME = re.compile(r'File "[^"]*/impl/([^"]+)", line (\d+) in (\S+)')
+
+
+def _hang_location(stderr_tail: str) -> str:
+    """' in fn() (file:line)': the innermost frame of the implementation in the child's last
+    stack dump (harness/plugin.py dumps stacks shortly before a test's timeout)."""
+    dump = stderr_tail.rsplit("Timeout (", 1)  # faulthandler's header; then each thread's stack
+    match = _DUMPED_FRAME.search(dump[-1]) if len(dump) > 1 else None
+    if match is None:
+        return ""
+    function = match.group(3)
+    named = f" in {function}()" if not function.startswith("<") else ""
+    return f"{named} at {match.group(1)}:{match.group(2)}"
 
 
 def _crash_message(reason: str, limit: float, stderr_tail: str) -> str:
     if reason == "timeout":
-        return f"timed out after {limit:g} s (an endless loop, or far too slow)"
+        return f"timed out after {limit:g} s{_hang_location(stderr_tail)} (an endless loop, or " \
+               f"far too slow)"
     if reason == "run_timeout":
         return "stopped: the whole run exceeded its time limit"
     last = stderr_tail.strip().splitlines()[-1:] if stderr_tail.strip() else []

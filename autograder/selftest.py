@@ -20,6 +20,7 @@ from .mutants import Mutant, load_mutants, materialize
 from .report import SCHEMA_PATH, results_json
 from .sandbox import SandboxPolicy
 from .store import load_store
+from .tasks import task_of_file
 
 
 def schema_problems(grades: list[AssignmentGrade]) -> list[str]:
@@ -75,6 +76,13 @@ def uncaught_tests(assignment: Assignment) -> list[str]:
     return problems
 
 
+def task_problems(assignment: Assignment) -> list[str]:
+    """Every graded test file names its handout task (docs/WRITING_TESTS.md, 'Tasks')."""
+    return [f"{f.parent.name}/{f.name}: its docstring's first line must be 'Task N: title'"
+            for vis in ("public", "hidden") for f in assignment.test_files(vis)
+            if task_of_file(f) is None]
+
+
 def goldens_problems(assignment: Assignment, policy: SandboxPolicy | None = None) -> list[str]:
     return [f"stale goldens ({p}); run `make goldens`" for p in stale_report(assignment, policy)]
 
@@ -84,7 +92,8 @@ def run_selftest(assignment: Assignment, policy: SandboxPolicy | None = None) ->
     checks = [("goldens fresh", lambda: goldens_problems(assignment, policy)),
               ("solutions 100%", lambda: solutions_problems(assignment, policy)),
               ("starter 0", lambda: starter_problems(assignment, policy)),
-              ("every test failed by a mutant", lambda: uncaught_tests(assignment))]
+              ("every test failed by a mutant", lambda: uncaught_tests(assignment)),
+              ("every test file names its task", lambda: task_problems(assignment))]
     checks += [(f"mutant {m.name}", lambda m=m: mutant_problems(assignment, m, policy))
                for m in load_mutants(assignment)]
     ok = True

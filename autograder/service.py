@@ -15,9 +15,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .assignments import VISIBILITIES, Assignment, discover, load
+from .assignments import VISIBILITIES, Assignment, AssignmentError, discover, load
 from .backends import get_backend
-from .grading import AssignmentGrade, all_failed, grade_submission_root
+from .grading import AssignmentGrade, all_failed, grade_submission_root, task_numbers
 from .intake import IntakeError, find_package, open_submission, staging_dir
 from .report import results_json
 from .sandbox import SandboxPolicy, report_lines, require
@@ -85,15 +85,18 @@ def grade(submission: Path, assignments: list[str] | None = None,
 
 
 def check(assignment: str | Assignment, impl: Path | None = None,
-          policy: SandboxPolicy | None = None) -> Results:
-    """The public tests on a local implementation folder holding the package (default: the
-    starter)."""
+          policy: SandboxPolicy | None = None, task: int | None = None) -> Results:
+    """The public tests (of one handout `task`, if given) on a local implementation folder
+    holding the package (default: the starter)."""
     started = time.monotonic()
     policy = policy or SandboxPolicy.create()
     warnings = prepare(policy)
     a = load(assignment) if isinstance(assignment, str) else assignment
+    if task is not None and task not in task_numbers(a):
+        known = ", ".join(str(n) for n in task_numbers(a)) or "none"
+        raise AssignmentError(f"{a.name} has no task {task} (its tasks: {known})")
     root = Path(impl).resolve() if impl else a.starter
-    grade_ = grade_submission_root(a, root, ("public",), policy)
+    grade_ = grade_submission_root(a, root, ("public",), policy, task)
     return Results([grade_], [], warnings, time.monotonic() - started)
 
 

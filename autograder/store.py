@@ -2,7 +2,7 @@
 
 tests/<a>/goldens/<vis>.json (public ships to students; hidden never leaves the parent):
   {"assignment", "visibility",
-   "tests": {id: {"points", "timeout", "file",
+   "tests": {id: {"points", "timeout", "file", "task", "task_title",
                   "observations": {name: {"kind", "atol", "rtol", "check", "expected"}}}},
    "mutants": {name: {"hint", "values": {id: {obs: value}}, "fails": [id, ...]}}}
 tests/<a>/inputs/<vis>.json (enters the sandbox): {id: encoded cases}
@@ -44,6 +44,8 @@ class TestSpec:
     timeout: float | None
     file: str
     observations: dict[str, ObservationSpec]
+    task: int | None = None  # the handout's task number (autograder/tasks.py); None: unknown
+    task_title: str = ""
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,8 @@ class GoldenStore:
         try:
             tests = {tid: TestSpec(tid, float(t["points"]), t["timeout"], t["file"],
                                    {name: ObservationSpec(**o)
-                                    for name, o in t["observations"].items()})
+                                    for name, o in t["observations"].items()},
+                                   t.get("task"), t.get("task_title", ""))
                      for tid, t in data["tests"].items()}
             mutants = {name: MutantValues(name, m["hint"], m.get("values", {}),
                                           tuple(m.get("fails", ())))
@@ -82,7 +85,8 @@ class GoldenStore:
         tests = {}
         for tid, t in self.tests.items():
             tests[tid] = {"points": t.points, "timeout": t.timeout, "file": t.file,
-                          "observations": {n: asdict(o) for n, o in t.observations.items()}}
+                          "observations": {n: asdict(o) for n, o in t.observations.items()},
+                          "task": t.task, "task_title": t.task_title}
         mutants = {name: {"hint": m.hint, "values": m.values, "fails": list(m.fails)}
                    for name, m in self.mutants.items()}
         return {"assignment": self.assignment, "visibility": self.visibility, "tests": tests,
@@ -108,19 +112,22 @@ class TestPlan:
     ids: tuple[str, ...]
     visibility_of: dict[str, str]
     timeouts: dict[str, float]
+    file_of: dict[str, str] = field(default_factory=dict)  # test id -> its test file's name
 
     @classmethod
     def from_stores(cls, stores: dict[str, GoldenStore]) -> TestPlan:
         ids = tuple(t for s in stores.values() for t in s.tests)
         return cls(ids, {t: s.visibility for s in stores.values() for t in s.tests},
                    {t: spec.timeout for s in stores.values()
-                    for t, spec in s.tests.items() if spec.timeout})
+                    for t, spec in s.tests.items() if spec.timeout},
+                   {t: spec.file for s in stores.values() for t, spec in s.tests.items()})
 
     def only(self, ids: set[str]) -> TestPlan:
         """The same plan restricted to `ids` (order kept)."""
         return TestPlan(tuple(i for i in self.ids if i in ids),
                         {i: v for i, v in self.visibility_of.items() if i in ids},
-                        {i: t for i, t in self.timeouts.items() if i in ids})
+                        {i: t for i, t in self.timeouts.items() if i in ids},
+                        {i: f for i, f in self.file_of.items() if i in ids})
 
 
 def load_store(assignment: Assignment, visibility: str, base: Path | None = None) -> GoldenStore:

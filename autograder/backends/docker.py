@@ -112,7 +112,7 @@ class ContainerBox:
                    for w in writable]
         scratch = f"size={limits.scratch},mode=1777"
         gpus = self.request.policy.gpus
-        container = self.client.containers.run(
+        container = self.client.containers.create(
             image_name(), [PYTHON, "-I", "-B", str(boot), str(config)],
             detach=True, network_mode="none", user=USER, working_dir=f"{run}/work",
             environment=scrubbed_env(self.run), mounts=mounts, read_only=True,
@@ -128,7 +128,13 @@ class ContainerBox:
                                            capabilities=[["gpu"]])] if gpus else None,
             labels={"org.training-systems.run": run},
             stdin_open=False, tty=False)
-        return ContainerChild(container, stdout, stderr)
+        child = ContainerChild(container, stdout, stderr)
+        try:
+            container.start()
+        except BaseException:
+            child.kill()  # created but never started: remove it, then report the failure
+            raise
+        return child
 
     def after_child(self) -> None:
         pass  # the container, and everything in it, is gone with kill()

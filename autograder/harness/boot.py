@@ -11,15 +11,27 @@ import sys
 
 
 class ForbiddenImportBlocker(importlib.abc.MetaPathFinder):
-    """Makes the assignment's forbidden top-level modules unimportable."""
+    """Makes the assignment's forbidden top-level modules unimportable; the error names the
+    line of the implementation (under `impl`) that imported it."""
 
-    def __init__(self, names):
+    def __init__(self, names, impl=""):
         self.names = frozenset(names)
+        self.impl = os.path.join(impl, "") if impl else None
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname.partition(".")[0] in self.names:
-            raise ImportError(f"module '{fullname}' is forbidden in this assignment")
+            raise ImportError(f"module '{fullname}' is forbidden in this assignment"
+                              + self.importer())
         return None
+
+    def importer(self):
+        frame = sys._getframe(1)
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if self.impl and name.startswith(self.impl):
+                return f" (imported at {name[len(self.impl):]}:{frame.f_lineno})"
+            frame = frame.f_back
+        return ""
 
 
 def main() -> int:
@@ -27,7 +39,7 @@ def main() -> int:
         cfg = json.load(f)
     sys.path[:0] = [cfg["lib"], cfg["impl"], cfg["rootdir"]]  # rootdir holds common.py
     if cfg["mode"] != "gen":  # golden generation runs trusted code, which may use oracles
-        sys.meta_path.insert(0, ForbiddenImportBlocker(cfg["forbidden"]))
+        sys.meta_path.insert(0, ForbiddenImportBlocker(cfg["forbidden"], cfg["impl"]))
     os.chdir(cfg["workdir"])
     import pytest
 

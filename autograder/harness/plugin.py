@@ -15,7 +15,10 @@ Events are JSON lines appended to config["events"]: start, end, collect_error, d
 
 from __future__ import annotations
 
+import faulthandler
 import json
+import os
+import re
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +31,7 @@ from . import GradedSpec, Recorder
 from .plaindata import decode, encode
 
 MAX_ERROR_CHARS = 2000
+HANG_DUMP_AT = 0.8  # of a test's timeout: dump the stacks, so the parent can say where it hung
 # (test id, assignment folder, visibility) -> a function called with each observation
 LocalChecker = Callable[[str, Path, str], Callable[[dict], None]]
 
@@ -35,6 +39,28 @@ LocalChecker = Callable[[str, Path, str], Callable[[dict], None]]
 def case_seed(assignment: str, test_id: str) -> int:
     """Seed of a test's input generator: stable across machines and runs."""
     return zlib.crc32(f"{assignment}/{test_id}".encode())
+
+
+IMPL_FRAME = re.compile(r"(?:^|/)impl/(\S+?):(\d+): in ")
+
+
+def package_import_error(text: str) -> str | None:
+    """A test file's collection error caused by importing the implementation, in the
+    student's terms (their file and line, the error, the source line); None when the
+    traceback never enters the implementation (the run folder keeps it under impl/)."""
+    lines = text.splitlines()
+    frames = [(i, m) for i, line in enumerate(lines) if (m := IMPL_FRAME.search(line))]
+    errors = [line[4:].strip() for line in lines if line.startswith("E   ")]
+    if not frames or not errors:
+        return None
+    i, match = frames[-1]
+    source = lines[i + 1].strip() if i + 1 < len(lines) else ""
+    forbidden = re.search(r"module '([^']+)' is forbidden in this assignment", errors[-1])
+    if forbidden:
+        return (f"{match.group(1)}, line {match.group(2)} imports '{forbidden.group(1)}', which "
+                f"this assignment forbids (it would do the work for you)")
+    return (f"importing your package failed: {errors[-1]} ({match.group(1)}:{match.group(2)})"
+            + (f"\n    {source}" if source else ""))
 
 
 def graded_spec(item: pytest.Item) -> GradedSpec | None:
@@ -52,14 +78,20 @@ def assignment_dir(path: Path) -> Path:
 class GradedRun:
     """The recording plugin of one pytest session (see the module docstring)."""
 
-    def __init__(self, config: dict | None, local_checker: LocalChecker | None = None):
+    def __init__(self, config: dict | None, local_checker: LocalChecker | None = None,
+                 impl_root: str | None = None):
         self.config = config
         self.local_checker = local_checker
+        # where the implementation under test lives: errors are located in its files
+        self.impl_root = Path(config["impl"] if config else impl_root or "/nonexistent")
         self.recorders: dict[str, Recorder] = {}
         self.inputs_cache: dict[str, dict] = {}
         self.generated: dict[str, Any] = {}
         self.errors: dict[str, str] = {}
         self.error_types: dict[str, str] = {}
+        self.wheres: dict[str, dict] = {}
+        # the child's real stderr (pytest captures fd 2 during tests): where hang dumps go
+        self.stderr_fd = os.dup(2) if config is not None and config.get("timeouts") else None
 
     @property
     def local(self) -> bool:
@@ -99,14 +131,20 @@ class GradedRun:
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
+            text = str(report.longreprtext)
+            own = package_import_error(text)
             self.emit({"ev": "collect_error", "file": Path(str(report.fspath)).name,
-                       "error": str(report.longreprtext)[-MAX_ERROR_CHARS:]})
+                       "error": (own or text)[-MAX_ERROR_CHARS:], "package": own is not None})
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         spec = graded_spec(item)
         if spec is not None:
             self.emit({"ev": "start", "id": spec.id})
+            limit = self.config.get("timeouts", {}).get(spec.id) if self.config else None
+            if limit and self.stderr_fd is not None:
+                faulthandler.dump_traceback_later(HANG_DUMP_AT * float(limit),
+                                                  file=self.stderr_fd)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
@@ -118,23 +156,43 @@ class GradedRun:
         if report.failed and spec.id not in self.errors:
             excinfo = call.excinfo
             if excinfo is not None:
-                where = ""
-                tb = excinfo.traceback
-                if len(tb):
-                    entry = tb[-1]
-                    where = f" at {Path(str(entry.path)).name}:{entry.lineno + 1}"
-                self.errors[spec.id] = excinfo.exconly()[:MAX_ERROR_CHARS] + where
+                self.errors[spec.id] = excinfo.exconly()[:MAX_ERROR_CHARS]
                 self.error_types[spec.id] = excinfo.typename
+                where = self.locate(excinfo.traceback)
+                if where is not None:
+                    self.wheres[spec.id] = where
             else:
                 self.errors[spec.id] = str(report.longreprtext)[-MAX_ERROR_CHARS:]
         if report.when == "teardown":
             self.finish(item, spec)
 
+    def locate(self, traceback: Any) -> dict | None:
+        """Where an exception was raised, in the student's terms: the deepest frame in the
+        implementation's files (function, file relative to the implementation root, line),
+        else the test's own line."""
+        entries = list(traceback)
+        for entry in reversed(entries):
+            path = Path(str(entry.path))
+            if path.is_relative_to(self.impl_root):
+                code = entry.frame.code.raw
+                return {"function": getattr(code, "co_qualname", code.co_name),
+                        "file": path.relative_to(self.impl_root).as_posix(),
+                        "line": entry.lineno + 1, "student": True}
+        for entry in reversed(entries):
+            path = Path(str(entry.path))
+            if path.name.startswith("test_"):
+                return {"function": entry.name, "file": path.name, "line": entry.lineno + 1,
+                        "student": False}
+        return None
+
     def finish(self, item: pytest.Item, spec: GradedSpec) -> None:
+        if self.stderr_fd is not None:
+            faulthandler.cancel_dump_traceback_later()
         rec = self.recorders.pop(item.nodeid, None)
         event = {"ev": "end", "id": spec.id,
                  "outcome": "failed" if spec.id in self.errors else "passed",
                  "error": self.errors.get(spec.id), "error_type": self.error_types.get(spec.id),
+                 "where": self.wheres.get(spec.id),
                  "obs": rec.observations if rec else []}
         if self.config is not None and self.config["mode"] == "gen":
             path = Path(str(item.path))

@@ -223,7 +223,7 @@ def test_student_release_holds_no_answers_and_checks_locally(toy_course, tmp_pat
     env = {**os.environ, "TRAINING_SYSTEMS_ROOT": str(dest)}
     result = subprocess.run([sys.executable, "-m", "autograder", "check", "toy"], env=env,
                             capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0 and "toy: 0 / 4" in result.stdout
+    assert result.returncode == 1 and "toy: 0 / 4" in result.stdout  # 1: not full points
 
 
 def test_golden_generation_fails_loudly_when_collection_fails(course_copy):

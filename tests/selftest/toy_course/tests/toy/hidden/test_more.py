@@ -1,3 +1,5 @@
+"""Task 2 (hidden): mean on stored lists."""
+
 import toy
 from common import mean_cases
 

@@ -1,0 +1,53 @@
+"""Which handout task a graded test belongs to: the first line of its test file's module
+docstring, `Task N: title` (docs/WRITING_TESTS.md). Trusted: test files are parsed, never
+imported. `goldens` stores each test's task in the manifest; reports group by it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+# "Task 4: backward(): seeding, ..."; also "Task 4 (hidden): ..." and "Task 4 — ..."
+TASK_LINE = re.compile(r"^Task\s+(\d+)\s*(?:\([^)]*\))?\s*(?::|—|–|-)\s*(.*)$")
+TITLE_END = re.compile(r"\.\s|\s—\s|:\s|\s–\s")
+MAX_TITLE = 60
+
+
+def title_of(text: str) -> str:
+    """The short title: the docstring line's text up to its first '. ', ': ' or ' — ', at
+    most MAX_TITLE characters (cut at a word)."""
+    title = TITLE_END.split(text.strip(), maxsplit=1)[0].strip().rstrip(".")
+    if len(title) > MAX_TITLE:
+        title = title[:MAX_TITLE].rsplit(" ", 1)[0].rstrip(",;") + "…"
+    return title
+
+
+def task_of_file(path: Path) -> tuple[int, str] | None:
+    """(number, title) from the file's module docstring, or None when it names no task."""
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    match = TASK_LINE.match((doc or "").strip().splitlines()[0] if doc else "")
+    if match is None:
+        return None
+    return int(match.group(1)), title_of(match.group(2))
+
+
+def task_table(files_by_visibility: dict[str, list[Path]]) -> dict[tuple[str, str], tuple[int, str]]:
+    """{(visibility, file name): (task number, title)} for every file that names its task. A
+    task's title is its public file's (hidden files describe their extra cases instead)."""
+    found = {(vis, f.name): task_of_file(f) for vis, files in files_by_visibility.items()
+             for f in files}
+    titles: dict[int, str] = {}
+    for _, task in sorted(found.items(), key=lambda kv: kv[0][0] != "public"):
+        if task is not None:
+            titles.setdefault(task[0], task[1])
+    return {key: (task[0], titles[task[0]]) for key, task in found.items() if task is not None}
+
+
+def natural_key(text: str) -> list:
+    """Sort key that orders embedded numbers by value: grad[2] before grad[10]."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
