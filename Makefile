@@ -7,17 +7,14 @@ OUT     ?= out
 JOBS    ?= 2
 ONLY    ?=          # goldens/selftest: limit to these assignments (default: all)
 
-.PHONY: setup demo test check grade goldens selftest bench lint clean starter
+.PHONY: setup demo test check grade goldens selftest bench lint clean docker-cpu docker-gpu docker-serve starter
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv .venv
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
-	@command -v bwrap >/dev/null 2>&1 || (command -v apt-get >/dev/null 2>&1 && \
-		(apt-get install -y -qq bubblewrap >/dev/null 2>&1 || \
-		 (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq bubblewrap >/dev/null 2>&1)) || \
-		echo "note: bubblewrap could not be installed; the grader will say which isolation layers are missing")
+	@bash .ci/system-packages.sh
 	@touch $(STAMP)
 
 demo: setup
@@ -56,3 +53,12 @@ lint: setup
 
 clean:
 	rm -rf out .venv *.egg-info
+
+docker-cpu: setup
+	$(PY) docker/build.py cpu $(if $(DOCKER_BASE),--base $(DOCKER_BASE))
+
+docker-gpu: setup
+	$(PY) docker/build.py gpu $(if $(DOCKER_BASE),--base $(DOCKER_BASE))
+
+docker-serve: setup
+	$(PY) docker/build.py serve

@@ -23,7 +23,8 @@ from .store import StoreError
 
 
 def _policy(args: argparse.Namespace) -> SandboxPolicy:
-    return SandboxPolicy.create(getattr(args, "isolation", None), getattr(args, "backend", None))
+    return SandboxPolicy.create(getattr(args, "isolation", None), getattr(args, "backend", None),
+                                gpus=getattr(args, "gpus", None))
 
 
 def _print_warnings(results: service.Results, quiet: bool = False) -> None:
@@ -157,6 +158,7 @@ def add_policy_options(parser: argparse.ArgumentParser) -> None:
                              "none (no sandbox)")
     parser.add_argument("--backend", choices=sorted(REGISTRY),
                         help="where submitted code runs (default: host)")
+    parser.add_argument("--gpus", help="container backends: pass GPUs through ('all' or a count)")
 
 
 def build_parser() -> argparse.ArgumentParser:

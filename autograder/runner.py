@@ -18,9 +18,11 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from .assignments import VISIBILITIES, Assignment
 from .sandbox import Capabilities, RunSandbox, SandboxPolicy, capabilities
@@ -34,6 +36,11 @@ MAX_RESTARTS = 8  # fresh children per test file after a hang or crash in it
 MAX_RUN_FACTOR = 3  # timeouts may extend a run to this many times its limit
 TAIL_BYTES = 4000
 POLL_S = 0.01
+# Wall seconds a child may take to start (interpreter, pytest, imports such as torch, test-file
+# collection) before its first test, on top of the per-test timeout; a loaded machine needs it.
+# Between tests a child gets the per-test timeout + IDLE_S. The run's own limit bounds both.
+STARTUP_S = 120.0
+IDLE_S = 20.0
 # Graded replays run public and hidden tests in separate children (one more child start per
 # graded submission) so that nothing printed or raised during public tests can carry hidden
 # tests or inputs into the report (docs/SECURITY.md).
@@ -155,7 +162,72 @@ def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple
     return run
 
 
-def run_tests(request: RunRequest) -> RunResult:
+class ChildBox(Protocol):
+    """Where one run folder's children run (the host sandbox, a container, ...)."""
+
+    def new_output_file(self, path: Path) -> Path: ...
+
+    def start(self, boot: Path, config: Path, writable: list[Path], forbidden: list[str],
+              stdout: Path, stderr: Path) -> Child: ...
+
+    def after_child(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Child(Protocol):
+    """A started child: `poll()` is None while it runs; `kill()` stops it and everything it
+    started, and waits for that."""
+
+    def poll(self) -> int | None: ...
+
+    def kill(self) -> None: ...
+
+
+BoxFactory = Callable[[Path, "RunRequest", Capabilities], ChildBox]
+
+
+class HostChild:
+    """A child process on this machine, in its own process group."""
+
+    def __init__(self, proc: subprocess.Popen):
+        self.proc = proc
+
+    def poll(self) -> int | None:
+        return self.proc.poll()
+
+    def kill(self) -> None:
+        _kill_group(self.proc)
+
+
+class HostBox:
+    """The host sandbox (`autograder.sandbox.RunSandbox`) as a ChildBox."""
+
+    def __init__(self, run: Path, request: RunRequest, caps: Capabilities):
+        self.sandbox = RunSandbox(run, request.policy, caps)
+        self.run = run
+
+    def new_output_file(self, path: Path) -> Path:
+        return self.sandbox.new_output_file(path)
+
+    def start(self, boot: Path, config: Path, writable: list[Path], forbidden: list[str],
+              stdout: Path, stderr: Path) -> Child:
+        cmd = self.sandbox.command(boot, config, writable, forbidden)
+        with open(stdout, "wb") as out, open(stderr, "wb") as err:
+            proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.DEVNULL,
+                                    stdout=out, stderr=err, cwd=self.run / "work",
+                                    start_new_session=True,
+                                    preexec_fn=cmd.preexec)  # noqa: PLW1509 (None with prlimit)
+        return HostChild(proc)
+
+    def after_child(self) -> None:
+        self.sandbox.after_child()
+
+    def close(self) -> None:
+        self.sandbox.close()
+
+
+def run_tests(request: RunRequest, make_box: BoxFactory = HostBox) -> RunResult:
     """Run the request's tests in sandboxed children; never raises for anything a child does.
 
     A graded replay runs public and hidden tests in separate run folders and children, side
@@ -170,7 +242,7 @@ def run_tests(request: RunRequest) -> RunResult:
         groups = [(v,) for v in visibilities]
     else:
         groups = [visibilities]
-    folders = [FolderRun(request, g, deadline, caps) for g in groups]
+    folders = [FolderRun(request, g, deadline, caps, make_box) for g in groups]
     if len(folders) > 1:
         with ThreadPoolExecutor(max_workers=len(folders)) as pool:
             list(pool.map(FolderRun.run, folders))
@@ -191,9 +263,10 @@ class FolderRun:
     collection errors, restarts and last stderr tail are read after `run()`."""
 
     def __init__(self, request: RunRequest, visibilities: tuple[str, ...], deadline: float,
-                 caps: Capabilities):
+                 caps: Capabilities, make_box: BoxFactory = HostBox):
         self.request, self.visibilities, self.deadline, self.caps = (request, visibilities,
                                                                      deadline, caps)
+        self.make_box = make_box
         plan = request.plan
         self.remaining: list[str] | None = None if plan is None else [
             i for i in plan.ids if plan.visibility_of.get(i) in visibilities]
@@ -211,7 +284,7 @@ class FolderRun:
         run = prepare_run_dir(req.assignment, req.impl_root, self.visibilities, req.inputs_base)
         box = None
         try:
-            box = RunSandbox(run, req.policy, self.caps)
+            box = self.make_box(run, req, self.caps)
             self._run_groups(box, run)
         finally:
             if box is not None:
@@ -220,7 +293,7 @@ class FolderRun:
                 shutil.rmtree(run, ignore_errors=True)
         return self
 
-    def _run_groups(self, box: RunSandbox, run: Path) -> None:
+    def _run_groups(self, box: ChildBox, run: Path) -> None:
         """The first child runs every test. When a test hangs or crashes it, the tests not yet
         run go on in children of their own test file, each file with its own MAX_RESTARTS: a
         hang in one task's code never costs another file's tests. Each timeout moves the run
@@ -309,7 +382,7 @@ class FolderRun:
             "timeouts": {i: req.test_timeout(i) for i in ids or []} if req.mode == "replay" else {},
         }
 
-    def _child(self, box: RunSandbox, run: Path, attempt: int, ids: list[str] | None,
+    def _child(self, box: ChildBox, run: Path, attempt: int, ids: list[str] | None,
                file: str | None):
         """One child process running `ids` (None: every test) of `file` (None: every file).
         Returns (test id in progress when it stopped, saw 'done', reason). Events about tests
@@ -319,22 +392,17 @@ class FolderRun:
         config_path = run / f"config-{attempt}.json"
         config_path.write_text(json.dumps(self._config(run, events_path, ids, file)))
         accept = None if ids is None else frozenset(ids)
-        cmd = box.command(run / "lib" / "autograder" / "harness" / "boot.py", config_path,
-                          [events_path], list(req.assignment.forbidden))
-        with open(run / f"stdout-{attempt}", "wb") as out, \
-                open(run / f"stderr-{attempt}", "wb") as err:
-            try:
-                proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.DEVNULL,
-                                        stdout=out, stderr=err, cwd=run / "work",
-                                        start_new_session=True,
-                                        preexec_fn=cmd.preexec)  # noqa: PLW1509 (None with prlimit)
-            except (OSError, subprocess.SubprocessError) as e:
-                self.collect_errors.append(f"the sandbox could not start the test process: {e}")
-                return None, False, "exit"
+        try:
+            proc = box.start(run / "lib" / "autograder" / "harness" / "boot.py", config_path,
+                             [events_path], list(req.assignment.forbidden),
+                             run / f"stdout-{attempt}", run / f"stderr-{attempt}")
+        except Exception as e:  # noqa: BLE001 - any start failure: this child never ran
+            self.collect_errors.append(f"the sandbox could not start the test process: {e}")
+            return None, False, "exit"
         reader = EventReader(events_path)
         current, finished, reason = None, False, "exit"
-        idle = req.test_timeout(None) + 20
-        idle_deadline = time.monotonic() + idle
+        idle = req.test_timeout(None) + IDLE_S
+        idle_deadline = time.monotonic() + req.test_timeout(None) + STARTUP_S
         test_deadline = None
         try:
             while True:
@@ -369,7 +437,7 @@ class FolderRun:
                     continue
                 break
         finally:
-            _kill_group(proc)
+            proc.kill()
             box.after_child()
         if finished and reason == "exit":
             current = None

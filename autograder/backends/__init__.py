@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 REGISTRY: dict[str, str] = {
     "host": "autograder.backends.host",  # this machine's sandbox (bubblewrap, uids, cgroups)
+    "docker": "autograder.backends.docker",  # a fresh container per child (Docker API, podman)
 }
 
 

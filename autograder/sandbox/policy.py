@@ -103,6 +103,7 @@ class SandboxPolicy:
     limits: Limits = field(default_factory=Limits)
     backend: str = "host"
     disabled: frozenset[str] = frozenset()
+    gpus: str | None = None  # container backends: "all" or a count of GPUs to pass through
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -110,9 +111,9 @@ class SandboxPolicy:
 
     @classmethod
     def create(cls, mode: str | None = None, backend: str | None = None,
-               limits: Limits | None = None) -> SandboxPolicy:
+               limits: Limits | None = None, gpus: str | None = None) -> SandboxPolicy:
         """The policy for this process's command line (None: the defaults)."""
         disabled = frozenset(s.strip() for s in os.environ.get(ENV_DISABLE, "").split(",")
                              if s.strip())
         return cls(mode=mode or "auto", limits=limits or Limits(), backend=backend or "host",
-                   disabled=disabled)
+                   disabled=disabled, gpus=gpus)

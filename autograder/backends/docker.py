@@ -1,0 +1,169 @@
+"""The docker backend: each graded child runs in a fresh container of the runner image
+(docker/Dockerfile), started through the Docker API (Docker itself, or podman's compatible
+service) with the `docker` SDK.
+
+The run folder the host runner prepares (harness copy, staged submission, one visibility's
+tests and stored inputs; never goldens) is bind-mounted read-only at its own path; only the
+events file is writable; scratch is tmpfs. The container has no network, no capabilities,
+no-new-privileges, a read-only root, an unprivileged user, and memory/pids/CPU/file limits.
+The runner keeps every deadline: at a timeout it kills and removes the container (the SDK's
+wait timeout would not stop it). What comes back is the same JSON-lines events file the host
+child writes, read and judged by the parent exactly as on the host.
+
+Environment: DOCKER_HOST (default: the SDK's default socket); AUTOGRADER_DOCKER_IMAGE (default
+IMAGE below). `--gpus all` (SandboxPolicy.gpus) passes the GPUs through device_requests.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from ..runner import RunRequest, RunResult, run_tests
+from ..sandbox import Capabilities, scrubbed_env
+
+IMAGE = "localhost/training-systems-runner:cpu"
+PYTHON = "/opt/runner/venv/bin/python3"
+USER = "10001:10001"
+CPUS = 2.0
+EXIT_GRACE_S = 2.0
+
+
+def _client():
+    import docker
+
+    return docker.DockerClient(base_url=os.environ.get("DOCKER_HOST") or None, timeout=120)
+
+
+def image_name() -> str:
+    return os.environ.get("AUTOGRADER_DOCKER_IMAGE") or IMAGE
+
+
+class ContainerChild:
+    """One container: `poll()` is its exit code once it stopped; `kill()` kills and removes
+    it, after copying its output into the run folder's stdout/stderr files."""
+
+    def __init__(self, container, stdout: Path, stderr: Path):
+        self.container, self.stdout, self.stderr = container, stdout, stderr
+        self.code: int | None = None
+        self.removed = False
+
+    def poll(self) -> int | None:
+        if self.code is not None:
+            return self.code
+        try:
+            self.container.reload()
+        except Exception:  # noqa: BLE001 - gone: it cannot run any more
+            self.code = -1
+            return self.code
+        if self.container.status in ("exited", "dead", "stopped"):
+            self.code = int(self.container.attrs.get("State", {}).get("ExitCode", -1))
+        return self.code
+
+    def kill(self) -> None:
+        if self.removed:
+            return
+        self.removed = True
+        try:
+            if self.poll() is None:
+                self.container.kill()
+        except Exception:  # noqa: BLE001 - already stopped
+            pass
+        try:
+            self.stdout.write_bytes(self.container.logs(stdout=True, stderr=False)[-2**20:])
+            self.stderr.write_bytes(self.container.logs(stdout=False, stderr=True)[-2**20:])
+        except Exception:  # noqa: BLE001 - no logs: the tail is empty
+            pass
+        for _ in range(3):
+            try:
+                self.container.remove(force=True)
+                return
+            except Exception:  # noqa: BLE001 - retry: podman may still be tearing it down
+                time.sleep(0.2)
+
+
+class ContainerBox:
+    """A run folder whose children are containers (a `runner.ChildBox`)."""
+
+    def __init__(self, run: Path, request: RunRequest, caps: Capabilities):
+        self.run, self.request = run, request
+        self.client = _client()
+        # the container's unprivileged user must read the run folder (it holds no secret:
+        # harness, tests and inputs of one visibility, the student's own code)
+        for path in [run, *run.rglob("*")]:
+            if not path.is_symlink():
+                os.chmod(path, 0o755 if path.is_dir() else 0o644)
+
+    def new_output_file(self, path: Path) -> Path:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+        os.close(fd)
+        os.chmod(path, 0o666)
+        return path
+
+    def start(self, boot: Path, config: Path, writable: list[Path], forbidden: list[str],
+              stdout: Path, stderr: Path) -> ContainerChild:
+        from docker.types import DeviceRequest, Mount, Ulimit
+
+        limits = self.request.policy.limits
+        run = str(self.run)
+        mounts = [Mount(target=run, source=run, type="bind", read_only=True)]
+        mounts += [Mount(target=str(w), source=str(w), type="bind", read_only=False)
+                   for w in writable]
+        scratch = f"size={limits.scratch},mode=1777"
+        gpus = self.request.policy.gpus
+        container = self.client.containers.create(
+            image_name(), [PYTHON, "-I", "-B", str(boot), str(config)],
+            detach=True, network_mode="none", user=USER, working_dir=f"{run}/work",
+            environment=scrubbed_env(self.run), mounts=mounts, read_only=True,
+            tmpfs={"/tmp": "size=64m,mode=1777", f"{run}/work": scratch,
+                   f"{run}/tmp": scratch, "/dev/shm": f"size={limits.shm},mode=1777"},
+            cap_drop=["ALL"], security_opt=["no-new-privileges"], mem_limit=limits.memory,
+            memswap_limit=limits.memory, pids_limit=limits.pids, nano_cpus=int(CPUS * 1e9),
+            ulimits=[Ulimit(name="core", soft=0, hard=0),
+                     Ulimit(name="fsize", soft=limits.file_size, hard=limits.file_size),
+                     Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
+                     Ulimit(name="nproc", soft=limits.processes, hard=limits.processes)],
+            device_requests=[DeviceRequest(count=-1 if gpus == "all" else int(gpus),
+                                           capabilities=[["gpu"]])] if gpus else None,
+            labels={"org.training-systems.run": run},
+            stdin_open=False, tty=False)
+        child = ContainerChild(container, stdout, stderr)
+        try:
+            container.start()
+        except BaseException:
+            child.kill()  # created but never started: remove it, then report the failure
+            raise
+        return child
+
+    def after_child(self) -> None:
+        pass  # the container, and everything in it, is gone with kill()
+
+    def close(self) -> None:
+        self.client.close()
+
+
+class DockerBackend:
+    name = "docker"
+
+    def problem(self) -> str | None:
+        try:
+            client = _client()
+        except Exception as e:  # noqa: BLE001 - any failure: explain it
+            return f"no Docker API ({type(e).__name__}: {e}); set DOCKER_HOST"
+        try:
+            client.ping()
+            client.images.get(image_name())
+        except Exception as e:  # noqa: BLE001
+            return (f"{type(e).__name__}: {str(e)[:200]} (is the engine running at "
+                    f"DOCKER_HOST={os.environ.get('DOCKER_HOST', 'default')}, and was the "
+                    f"image built with `make docker-cpu`?)")
+        finally:
+            client.close()
+        return None
+
+    def run(self, request: RunRequest) -> RunResult:
+        return run_tests(request, make_box=ContainerBox)
+
+
+BACKEND = DockerBackend()

@@ -1,0 +1,45 @@
+"""Build the runner images, or serve the Docker API with podman.
+
+    python docker/build.py cpu [--base IMAGE]   # make docker-cpu (default base: a local
+                                                #   debootstrapped bookworm)
+    python docker/build.py gpu [--base IMAGE]   # make docker-gpu (CUDA torch; unverified here)
+    python docker/build.py serve                # podman's Docker API; prints DOCKER_HOST
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from autograder.backends.docker_image import Podman, PodmanService, build_runner, podman_problem
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", choices=["cpu", "gpu", "serve"])
+    parser.add_argument("--base", help="base image (default: local bookworm for cpu)")
+    args = parser.parse_args()
+    problem = podman_problem()
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    podman = Podman()
+    if args.what == "serve":
+        with PodmanService(podman) as service:
+            print(f"export DOCKER_HOST={service.url}\n(serving; Ctrl-C to stop)", flush=True)
+            try:
+                service.proc.wait()
+            except KeyboardInterrupt:
+                pass
+        return 0
+    tag = build_runner(podman, args.what, args.base)
+    print(f"built {tag}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
