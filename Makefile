@@ -7,7 +7,7 @@ OUT     ?= out
 JOBS    ?= 2
 ONLY    ?=          # goldens/selftest: limit to these assignments (default: all)
 
-.PHONY: setup demo test check grade goldens selftest bench lint clean starter
+.PHONY: setup demo test check grade goldens selftest bench lint clean starter release
 
 setup: $(STAMP)
 
@@ -40,6 +40,9 @@ starter: setup
 
 selftest: setup
 	$(PY) -m autograder selftest $(ONLY)
+
+release: setup
+	$(PY) -m autograder release $(OUT)/release
 
 bench: setup
 	@for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
