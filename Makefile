@@ -7,7 +7,7 @@ OUT     ?= out
 JOBS    ?= 2
 ONLY    ?=          # goldens/selftest: limit to these assignments (default: all)
 
-.PHONY: setup demo test check grade goldens selftest bench lint clean docker-cpu docker-gpu docker-serve starter
+.PHONY: setup demo test check grade goldens selftest bench lint clean docker-cpu docker-gpu docker-serve starter release
 
 setup: $(STAMP)
 
@@ -47,6 +47,9 @@ mutation: setup
 
 bench: setup   # 40-60 min on 2 shared cores: every bench/bench_*.py's rows() -> bench/results.{json,md}, README
 	$(PY) bench/run_all.py
+
+release: setup
+	$(PY) -m autograder release $(OUT)/release
 
 lint: setup
 	$(PY) -m ruff check autograder tests solutions starter bench assignments

@@ -36,6 +36,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Public tests on a local implementation (default: starter/)."""
     assignment = load(args.assignment)
     impl = Path(args.impl) if args.impl else assignment.starter
+    if not impl.is_dir():
+        print(f"error: no folder {impl} (--impl: the folder holding your {assignment.package} "
+              "package)", file=sys.stderr)
+        return 2
     results = service.check(assignment, impl, _policy(args), args.task)
     _print_warnings(results)
     scope = f" task {args.task}" if args.task is not None else ""
@@ -108,9 +112,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_release(args: argparse.Namespace) -> int:
     """Write the student release (no solutions, hidden tests, or hidden goldens)."""
-    from .release import build_release
+    from .release import ReleaseError, build_release
 
-    print(f"student release written to {build_release(Path(args.dest))}")
+    try:
+        dest = build_release(Path(args.dest))
+    except ReleaseError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"student release written to {dest} and {dest}.tar.gz")
     return 0
 
 

@@ -17,11 +17,16 @@ from .policy import Limits
 from .uids import is_root
 
 
+def layered_site_packages() -> list[str]:
+    """site-packages folders on sys.path from a .pth file (a venv layered on another one)."""
+    return [p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)]
+
+
 def python_paths() -> list[Path]:
     """Folders the interpreter needs: its prefix(es) (venv and base installation)."""
     out: list[Path] = []
     for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-              os.path.dirname(os.path.realpath(sys.executable))):
+              os.path.dirname(os.path.realpath(sys.executable)), *layered_site_packages()):
         path = Path(p)
         if any(path == q or q in path.parents for q in out):
             continue
@@ -69,7 +74,7 @@ def forbidden_masks(forbidden: list[str], masks_dir: Path) -> list[str]:
     dirs: list[str] = []
     for p in [sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"],
               os.path.join(sysconfig.get_paths()["stdlib"], "lib-dynload"),
-              *site.getsitepackages()]:
+              *site.getsitepackages(), *layered_site_packages()]:
         if os.path.isdir(p) and p not in dirs:
             dirs.append(p)
     masks_dir.mkdir(exist_ok=True)

@@ -65,6 +65,9 @@ def generated_lines(words, seed: int, n_lines: int):
 
 
 def _merge(word, pair):
+    """word (a list of byte tokens) with every occurrence of pair merged. Goldens time only: the
+    student release holds no body (the BPE merge step is task 1's answer)."""
+    ### BEGIN SOLUTION
     out, i = [], 0
     while i < len(word):
         if i + 1 < len(word) and (word[i], word[i + 1]) == pair:
@@ -74,6 +77,7 @@ def _merge(word, pair):
             out.append(word[i])
             i += 1
     return out
+    ### END SOLUTION
 
 
 def _splits(token: bytes, vocab: set) -> int:

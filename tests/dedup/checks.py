@@ -10,10 +10,14 @@ state their false-failure probability; each is below 1e-6.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import unicodedata
 from collections import defaultdict
 from functools import lru_cache
+from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 from scipy.stats import binom
@@ -24,12 +28,16 @@ DELTA = 1e-7  # false-failure probability allowed to each statistical check (< 1
 # ---- trusted ground truth --------------------------------------------------------------------
 
 def _normalize(text: str) -> str:
+    ### BEGIN SOLUTION
     return " ".join(unicodedata.normalize("NFKC", text).lower().split())
+    ### END SOLUTION
 
 
 def _shingles(text: str, n: int) -> frozenset:
+    ### BEGIN SOLUTION
     w = _normalize(text).split()
     return frozenset(" ".join(w[i:i + n]) for i in range(len(w) - n + 1))
+    ### END SOLUTION
 
 
 @lru_cache(maxsize=64)
@@ -40,7 +48,9 @@ def _optimal_param(threshold: float, num_perm: int) -> tuple[int, int]:
 
 
 def _s_curve(s: float, b: int, r: int) -> float:
+    ### BEGIN SOLUTION
     return 1.0 - (1.0 - s**r) ** b
+    ### END SOLUTION
 
 
 def _poisson_binomial_quantile(probs: list[float], delta: float = DELTA) -> int:
@@ -70,6 +80,7 @@ class _Truth:
     non-edge: S(J)), with (b, r) = datasketch's choice for (threshold, num_perm)."""
 
     def __init__(self, docs: list[str], threshold: float, num_perm: int, n: int):
+        ### BEGIN SOLUTION
         self.n_docs = len(docs)
         sets = [_shingles(d, n) for d in docs]
         b, r = _optimal_param(threshold, num_perm)
@@ -106,12 +117,17 @@ class _Truth:
         self.risk = {g: min(1.0, p) for g, p in risk.items()}
         self.allowed = _poisson_binomial_quantile(list(self.risk.values()))
         self.short = [i for i, s in enumerate(sets) if not s]
+        ### END SOLUTION
 
     def members(self) -> dict[int, list[int]]:
-        out = defaultdict(list)
-        for i, g in enumerate(self.group):
-            out[g].append(i)
-        return out
+        return _members(self.group)
+
+
+def _members(group: list[int]) -> dict[int, list[int]]:
+    out = defaultdict(list)
+    for i, g in enumerate(group):
+        out[g].append(i)
+    return out
 
 
 @lru_cache(maxsize=16)
@@ -119,9 +135,62 @@ def _truth_cached(docs: tuple, threshold: float, num_perm: int, n: int) -> _Trut
     return _Truth(list(docs), threshold, num_perm, n)
 
 
-def _truth(inputs: dict) -> _Truth:
+def _truth(inputs: dict) -> _Truth | SimpleNamespace:
+    stored = _released_truth(inputs)
+    if stored is not None:  # the student release: no ground-truth code, only its results
+        return SimpleNamespace(**stored, members=lambda: _members(stored["group"]))
     return _truth_cached(tuple(inputs["docs"]), float(inputs["threshold"]),
                          int(inputs["num_perm"]), int(inputs["n"]))
+
+
+def _contaminated(train: list[str], evals: list[str], n: int) -> set[int]:
+    stored = _released_truth({"train": train, "eval": evals, "n": n})
+    if stored is not None:
+        return set(stored["contaminated"])
+    ### BEGIN SOLUTION
+    grams = set().union(*(_shingles(d, n) for d in evals))
+    return {i for i, d in enumerate(train) if _shingles(d, n) & grams}
+    ### END SOLUTION
+
+
+# ---- the student release: ground truth precomputed, keyed by its inputs -------------------
+
+TRUTH_FIELDS = (("docs", "threshold", "num_perm", "n"), ("train", "eval", "n"))
+RELEASED_TRUTH = Path(__file__).parent / "inputs" / "public_truth.json"
+
+
+def _truth_key(inputs: dict) -> str | None:
+    for fields in TRUTH_FIELDS:
+        if all(f in inputs for f in fields):
+            blob = json.dumps([fields, [inputs[f] for f in fields]], sort_keys=True, default=str)
+            return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return None
+
+
+@lru_cache(maxsize=1)
+def _released_truths() -> dict:
+    if not RELEASED_TRUTH.exists():
+        return {}
+    return json.loads(RELEASED_TRUTH.read_text(encoding="utf-8"))
+
+
+def _released_truth(inputs: dict) -> dict | None:
+    key = _truth_key(inputs)
+    return _released_truths().get(key) if key else None
+
+
+def release_truth(inputs: dict) -> tuple[str, dict] | None:
+    """(key, truth) for one public test's inputs, or None: what the student release stores in
+    inputs/public_truth.json so that its checks need no ground-truth code (release.py)."""
+    key = _truth_key(inputs)
+    if key is None:
+        return None
+    if "docs" in inputs:
+        t = _truth(inputs)
+        return key, {"n_docs": t.n_docs, "group": t.group, "part": t.part, "allowed": t.allowed,
+                     "short": t.short}
+    return key, {"contaminated": sorted(_contaminated(inputs["train"], inputs["eval"],
+                                                      int(inputs["n"])))}
 
 
 # ---- task 2: MinHash -------------------------------------------------------------------------
@@ -294,8 +363,7 @@ def contamination_flags(observed, ctx) -> str | None:
     flagged = _int_list(observed, len(train))
     if flagged is None:
         return "expected a list of train-document indices in range"
-    grams = set().union(*(_shingles(d, n) for d in evals))
-    truth = {i for i, d in enumerate(train) if _shingles(d, n) & grams}
+    truth = _contaminated(train, evals, n)
     missed = sorted(truth - set(flagged))
     if missed:
         return (f"{len(missed)} of {len(truth)} contaminated training documents were not flagged"

@@ -214,12 +214,20 @@ def test_bulk_grades_resumes_and_reports(toy_course, tmp_path, monkeypatch):
 
 def test_student_release_holds_no_answers_and_checks_locally(toy_course, tmp_path,
                                                              monkeypatch):
-    monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(toy_course))
+    course = tmp_path / "course"
+    shutil.copytree(toy_course, course)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q"], cwd=course, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=course, check=True)
+    subprocess.run([*git, "commit", "-qm", "toy"], cwd=course, check=True)
+    (course / "tests/toy/untracked.txt").write_text("not committed")  # stays out
+    monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(course))
     dest = tmp_path / "release"
     assert cli.main(["release", str(dest)]) == 0
     files = {p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()}
     assert "tests/toy/goldens/public.json" in files and "starter/toy/__init__.py" in files
     assert not [f for f in files if f.startswith("solutions/") or "hidden" in f]
+    assert "tests/toy/untracked.txt" not in files and (tmp_path / "release.tar.gz").exists()
     env = {**os.environ, "TRAINING_SYSTEMS_ROOT": str(dest)}
     result = subprocess.run([sys.executable, "-m", "autograder", "check", "toy"], env=env,
                             capture_output=True, text=True, timeout=120)
