@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .assignments import Assignment
 from .gradebook import task_of
-from .similarity import similar_pairs
+from .similarity import clusters
 
 BINS = 10
 
@@ -92,6 +92,8 @@ def class_report(results: dict[str, dict], errors: dict[str, str],
     lines += ["", "## Rejected or errored submissions", ""]
     lines += [f"- {s}: {why}" for s, why in sorted(rejected.items())] or ["- none"]
     lines += ["", "## Suspiciously similar submissions", ""]
-    pairs = similar_pairs(submissions)
-    lines += [f"- {a} ~ {b}: {s:.0%} of code shingles shared" for a, b, s in pairs] or ["- none"]
+    starter = assignments[0].starter / assignments[0].package if len(assignments) == 1 else None
+    lines += [f"- {len(c.members)} submissions: {' ~ '.join(c.members)} (up to {c.similarity:.0%}"
+              f" of code shingles shared beyond the starter; longest shared fragment "
+              f"{c.shared_tokens} tokens)" for c in clusters(submissions, starter)] or ["- none"]
     return "\n".join(lines) + "\n"

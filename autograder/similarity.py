@@ -1,13 +1,16 @@
 """Suspiciously similar submissions: token shingles with identifiers and literals blinded
-(renaming and comments do not hide a copy), compared by Jaccard similarity."""
+(renaming and comments do not hide a copy), the starter's shingles removed (every class shares
+them), candidate pairs from datasketch MinHashLSH (near-linear in the class size), verified by
+exact Jaccard similarity, and grouped into clusters (connected components)."""
 
 from __future__ import annotations
 
+import difflib
 import io
-import itertools
 import keyword
 import tokenize
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 SIMILARITY_THRESHOLD = 0.9
@@ -55,14 +58,76 @@ def code_shingles(path: Path) -> set[tuple[str, ...]]:
     return shingles
 
 
-def similar_pairs(submissions: dict[str, Path]) -> list[tuple[str, str, float]]:
-    shingles = {s: code_shingles(p) for s, p in submissions.items()}
-    pairs = []
-    for a, b in itertools.combinations(sorted(shingles), 2):
-        sa, sb = shingles[a], shingles[b]
-        if len(sa) < MIN_SHINGLES or len(sb) < MIN_SHINGLES:
+NUM_PERM = 128
+
+
+@dataclass
+class Cluster:
+    """Submissions linked by similar pairs: members, the highest pair similarity, and the
+    longest run of normalized tokens two members share."""
+
+    members: list[str]
+    similarity: float
+    shared_tokens: int
+
+
+def similar_pairs(submissions: dict[str, Path], starter: Path | None = None,
+                  threshold: float = SIMILARITY_THRESHOLD) -> list[tuple[str, str, float]]:
+    """(a, b, Jaccard similarity) of pairs at or above `threshold`, most similar first."""
+    from datasketch import MinHash, MinHashLSH
+
+    common = code_shingles(starter) if starter else set()
+    shingles = {s: code_shingles(p) - common for s, p in submissions.items()}
+    lsh = MinHashLSH(threshold=max(0.5, threshold - 0.2), num_perm=NUM_PERM)
+    hashes = {}
+    for name in sorted(shingles):
+        if len(shingles[name]) < MIN_SHINGLES:
             continue
-        sim = len(sa & sb) / len(sa | sb)
-        if sim >= SIMILARITY_THRESHOLD:
-            pairs.append((a, b, sim))
-    return sorted(pairs, key=lambda p: -p[2])
+        m = MinHash(num_perm=NUM_PERM)
+        m.update_batch([" ".join(sh).encode() for sh in shingles[name]])
+        hashes[name] = m
+        lsh.insert(name, m)
+    pairs = set()
+    for name, m in hashes.items():
+        for other in lsh.query(m):
+            if other != name:
+                a, b = sorted((name, other))
+                sa, sb = shingles[a], shingles[b]
+                sim = len(sa & sb) / len(sa | sb)
+                if sim >= threshold:
+                    pairs.add((a, b, sim))
+    return sorted(pairs, key=lambda p: (-p[2], p[0], p[1]))
+
+
+def clusters(submissions: dict[str, Path], starter: Path | None = None,
+             threshold: float = SIMILARITY_THRESHOLD) -> list[Cluster]:
+    """Connected components of the similar pairs, largest first."""
+    pairs = similar_pairs(submissions, starter, threshold)
+    parent = {s: s for p in pairs for s in p[:2]}
+
+    def root(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b, _ in pairs:
+        parent[root(a)] = root(b)
+    groups: dict[str, list[str]] = {}
+    for s in parent:
+        groups.setdefault(root(s), []).append(s)
+    found = []
+    for members in groups.values():
+        members.sort()
+        best = max(p for p in pairs if p[0] in members)
+        found.append(Cluster(members, max(p[2] for p in pairs if p[0] in members),
+                             longest_shared(submissions[best[0]], submissions[best[1]])))
+    return sorted(found, key=lambda c: (-len(c.members), -c.similarity, c.members))
+
+
+def longest_shared(a: Path, b: Path) -> int:
+    """Length, in normalized tokens, of the longest fragment two submissions share."""
+    ta = [t for text in python_sources(a) for t in normalized_tokens(text)]
+    tb = [t for text in python_sources(b) for t in normalized_tokens(text)]
+    match = difflib.SequenceMatcher(None, ta, tb, autojunk=False).find_longest_match()
+    return match.size

@@ -183,3 +183,37 @@ def test_sigkill_at_random_points_loses_nothing(toy_env, tmp_path):
     assert all((out / f"s{i}" / "grading.json").exists() for i in range(6))
     assert not list(out.rglob("*.partial")) and not (out / ".work").exists()
     assert list(sys_tmp.iterdir()) == [] and _ours(str(tmp_path)) == []
+
+
+def _program(seed: int, n: int = 30) -> str:
+    """A seeded program whose token structure differs from another seed's."""
+    rng = random.Random(seed)
+
+    def expr(depth: int) -> str:
+        if depth == 0:
+            return rng.choice(["x", "y", "1", "'s'", "x[0]", "len(y)"])
+        form = rng.choice(["({} + {})", "({} * {})", "({} - {})", "[{}, {}]", "f({}, {})",
+                           "({} if {} else 0)", "{{{}: {}}}", "({} % {})"])
+        return form.format(*(expr(depth - 1) for _ in range(form.count("{}"))))
+
+    return "\n".join(f"def f{i}(x, y):\n    return {expr(3)}\n" for i in range(n))
+
+
+def test_similar_submissions_cluster_despite_renaming(tmp_path):
+    from autograder.similarity import clusters
+
+    base = _program(1)
+    renamed = "# my own work\n" + base.replace("x", "alpha").replace("y", "beta")
+    subs = {}
+    for name, text in [("a", base), ("b", renamed), ("c", base + "\n# done\n"),
+                       ("d", _program(2)), ("e", _program(3))]:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "m.py").write_text(text)
+        subs[name] = tmp_path / name
+    found = clusters(subs)
+    assert [c.members for c in found] == [["a", "b", "c"]]
+    assert found[0].similarity > 0.9 and found[0].shared_tokens > 100
+    starter = tmp_path / "starter"
+    starter.mkdir()
+    (starter / "m.py").write_text(base)  # everything they share is the starter's
+    assert clusters(subs, starter) == []
