@@ -34,6 +34,7 @@ from .assignments import Assignment, discover, load
 from .atomic import write_atomic
 from .class_report import class_report
 from .gradebook import write_canvas, write_gradebook
+from .html_report import write_html
 from .intake import find_package
 from .sandbox import SandboxPolicy
 
@@ -180,6 +181,7 @@ def _run_locked(folder: Path, assignment: str | None, out: Path, jobs: int,
     write_canvas(results, errors, assignments, out / "canvas.csv")
     report = class_report(results, errors, {student_name(s): s for s in subs}, assignments)
     write_atomic(out / "class_report.md", report.encode())
+    write_html(out / "class_report.html", report, results, assignments)
     console.print(Markdown(report))
     console.print(summary_line(outcomes, time.monotonic() - started, out))
     return results

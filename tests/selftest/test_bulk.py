@@ -217,3 +217,28 @@ def test_similar_submissions_cluster_despite_renaming(tmp_path):
     starter.mkdir()
     (starter / "m.py").write_text(base)  # everything they share is the starter's
     assert clusters(subs, starter) == []
+
+
+CHROMIUM = shutil.which("chromium")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+def test_html_report_renders_in_headless_chromium_offline(toy_env, tmp_path):
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    package(subs / "alice", SOLUTION)
+    package(subs / "bob", WRONG_ADD)
+    bulk(subs, out, "--assignment", "toy")
+    page = (out / "class_report.html").read_text()
+    assert "http://" not in page and "https://" not in page
+    assert "default-src 'none'" in page and page.count("data:image/png;base64,") == 2
+    flags = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}"]
+    url = (out / "class_report.html").as_uri()
+    dom = subprocess.run([*flags, "--dump-dom", url], capture_output=True, text=True,
+                         timeout=120).stdout
+    assert "toy: score histogram" in dom and "1 student: add subtracts" in dom
+    shot = tmp_path / "shot.png"
+    subprocess.run([*flags, f"--screenshot={shot}", "--window-size=800,1200", url],
+                   capture_output=True, timeout=120)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 5000
