@@ -1,33 +1,60 @@
 """Bulk grading: every submission in a folder (one folder or zip per student), in parallel,
-resumable; one results.json per student, grades.csv, and a class report.
+crash-safe and resumable by content.
 
-A student whose OUT/<student>/results.json exists is skipped (resume after an interruption);
-results are written atomically, so a half-written file never counts as done.
+A student is skipped only when OUT/<student>/grading.json records the same key: the hash of the
+submission's bytes, of the course version (tests, goldens, engine) and of the options; anything
+else is regraded (`force=True` regrades all). Each job runs in a child process that dies with
+this one and keeps its temporary files under OUT/.work/ (shared by this run's jobs, so the
+sandbox's uid slots stay exclusive within the run), which the next run clears; results are
+written atomically (temporary file + rename), so a kill -9 at any point loses at most the jobs in
+flight and never leaves a half-written result. OUT/run_log.jsonl gets one line per graded
+student: student, hash, score, time, problems.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import itertools
+import fcntl
+import hashlib
 import json
 import os
+import shutil
+import subprocess
+import sys
 import time
-import zipfile
-from collections import Counter
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 from rich.markdown import Markdown
-from rich.progress import Progress
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from . import service
-from .report import write_results
+from .assignments import Assignment, discover, load
+from .atomic import write_atomic
+from .class_report import class_report
+from .gradebook import write_canvas, write_gradebook
+from .html_report import write_html
+from .intake import find_package
 from .sandbox import SandboxPolicy
 
-SIMILARITY_THRESHOLD = 0.9
-SHINGLE = 8
+ENGINE = Path(__file__).resolve().parent
+JOB_TIMEOUT_FACTOR = 3  # a job may take this many times the assignments' run timeouts
+
+
+class BulkError(Exception):
+    """The bulk run cannot start (e.g. another run holds the output folder)."""
+
+
+@dataclass
+class Outcome:
+    """One student's result in this run: graded now, resumed from disk, or errored."""
+
+    student: str
+    results: dict | None
+    resumed: bool = False
+    error: str | None = None
+    problems: list[str] = field(default_factory=list)
 
 
 def student_name(path: Path) -> str:
@@ -39,136 +66,203 @@ def list_submissions(folder: Path) -> list[Path]:
                   if not p.name.startswith(".") and (p.is_dir() or p.suffix == ".zip"))
 
 
-def grade_one(submission: Path, assignment: str | None, out: Path,
-              policy: SandboxPolicy) -> dict:
-    """Grade one student (quietly) and write OUT/<student>/results.json atomically."""
-    target = out / student_name(submission)
-    tmp = out / f".{student_name(submission)}.partial"
-    results = service.grade(submission, [assignment] if assignment else None, policy)
-    write_results(tmp, results.gradescope())
-    target.mkdir(parents=True, exist_ok=True)
-    os.replace(tmp / "results.json", target / "results.json")
-    tmp.rmdir()
-    return json.loads((target / "results.json").read_text())
+def submission_hash(path: Path) -> str:
+    """sha256 of the submission's bytes: the zip file, or every file of the folder (relative
+    path and content, in sorted order; symbolic links by their target text)."""
+    h = hashlib.sha256()
+    if path.is_file():
+        h.update(path.read_bytes())
+        return h.hexdigest()
+    for p in sorted(path.rglob("*")):
+        rel = p.relative_to(path).as_posix().encode()
+        if p.is_symlink():
+            h.update(b"L" + rel + b"\0" + os.readlink(p).encode() + b"\0")
+        elif p.is_file():
+            h.update(b"F" + rel + b"\0" + hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def course_version(assignments: list[Assignment]) -> str:
+    """sha256 over the assignments' tests and goldens and the engine's source."""
+    h = hashlib.sha256()
+    files = [p for a in assignments for p in sorted(a.tests_dir.rglob("*"))]
+    files += sorted(ENGINE.rglob("*.py"))
+    for p in files:
+        if p.is_file() and "__pycache__" not in p.parts:
+            h.update(str(p).encode() + b"\0" + hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def options_key(assignments: list[Assignment], policy: SandboxPolicy) -> str:
+    return json.dumps({"assignments": [a.name for a in assignments], "mode": policy.mode,
+                       "backend": policy.backend, "limits": repr(policy.limits),
+                       "disabled": sorted(policy.disabled)}, sort_keys=True)
+
+
+def class_assignments(subs: list[Path], assignment: str | None) -> list[Assignment]:
+    """The assignment asked for, or every assignment whose package some submission holds (so a
+    rejected submission is graded against them too, with its max score)."""
+    if assignment:
+        return [load(assignment)]
+    found = set()
+    for sub in subs:
+        if sub.is_dir():
+            found |= {a.name for a in discover() if find_package(sub, a.package)}
+        else:
+            import zipfile
+
+            try:
+                names = zipfile.ZipFile(sub).namelist()
+            except (zipfile.BadZipFile, OSError):
+                continue
+            found |= {a.name for a in discover()
+                      if any(f"{a.package}/__init__.py" in n for n in names)}
+    return [a for a in discover() if a.name in found]
 
 
 def run_bulk(folder: Path, assignment: str | None, out: Path, jobs: int,
-             policy: SandboxPolicy | None = None) -> dict[str, dict]:
+             policy: SandboxPolicy | None = None, force: bool = False,
+             console: Console | None = None) -> dict[str, dict]:
+    """Grade every submission of `folder` into `out`; returns results.json per student."""
     policy = policy or SandboxPolicy.create()
-    console = Console()
+    console = console or Console()
     for line in service.prepare(policy):
         console.print(f"[yellow]{line}[/]")
     out.mkdir(parents=True, exist_ok=True)
+    with open(out / ".lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BulkError(f"another bulk run is writing to {out}") from None
+        return _run_locked(folder, assignment, out, jobs, policy, force, console)
+
+
+def _run_locked(folder: Path, assignment: str | None, out: Path, jobs: int,
+                policy: SandboxPolicy, force: bool, console: Console) -> dict[str, dict]:
+    clear_leftovers(out)
     subs = list_submissions(folder)
-    results: dict[str, dict] = {}
-    todo = []
+    assignments = class_assignments(subs, assignment)
+    version, options = course_version(assignments), options_key(assignments, policy)
+    outcomes: dict[str, Outcome] = {}
+    todo: list[tuple[Path, str]] = []
     for sub in subs:
-        done = out / student_name(sub) / "results.json"
-        if done.exists():
-            results[student_name(sub)] = json.loads(done.read_text())
+        key = hashlib.sha256(f"{submission_hash(sub)}|{version}|{options}".encode()).hexdigest()
+        stored = _stored(out / student_name(sub), key)
+        if stored is not None and not force:
+            outcomes[student_name(sub)] = Outcome(student_name(sub), stored, resumed=True,
+                                                  problems=rejection(stored))
         else:
-            todo.append(sub)
+            todo.append((sub, key))
     if len(todo) < len(subs):
-        console.print(f"resuming: {len(subs) - len(todo)} of {len(subs)} already graded")
+        console.print(f"resuming: {len(subs) - len(todo)} of {len(subs)} already graded "
+                      f"(same submission, course version and options)")
     started = time.monotonic()
-    with Progress(console=console, transient=False) as progress, \
+    counts = {"failed": 0, "errored": 0}
+    columns = [TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("ETA"), TimeRemainingColumn(),
+               TextColumn("[red]{task.fields[failed]} failed, {task.fields[errored]} errored")]
+    with Progress(*columns, console=console, transient=False) as progress, \
             ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        task = progress.add_task("grading", total=len(todo))
-        futures = {pool.submit(grade_one, s, assignment, out, policy): s for s in todo}
+        task = progress.add_task("grading", total=len(todo), failed=0, errored=0)
+        futures = {pool.submit(grade_job, sub, key, assignments, out, policy): sub
+                   for sub, key in todo}
         for fut in as_completed(futures):
-            sub = futures[fut]
-            try:
-                results[student_name(sub)] = fut.result()
-            except Exception as e:  # noqa: BLE001 - one student's failure never stops the rest
-                console.print(f"[red]{student_name(sub)}: grading failed: {e}[/]")
-            progress.advance(task)
-    write_gradebook(results, out)
-    report = class_report(results, {student_name(s): s for s in subs})
-    (out / "class_report.md").write_text(report)
+            outcome = fut.result()
+            outcomes[outcome.student] = outcome
+            if outcome.error or outcome.problems:
+                counts["errored"] += 1
+            elif outcome.results["score"] < outcome.results["max_score"]:
+                counts["failed"] += 1
+            progress.update(task, advance=1, **counts)
+    shutil.rmtree(out / ".work", ignore_errors=True)
+    results = {s: o.results for s, o in outcomes.items() if o.results is not None}
+    errors = {s: o.error for s, o in outcomes.items() if o.error}
+    write_gradebook(results, errors, assignments, out / "grades.csv")
+    write_canvas(results, errors, assignments, out / "canvas.csv")
+    report = class_report(results, errors, {student_name(s): s for s in subs}, assignments)
+    write_atomic(out / "class_report.md", report.encode())
+    write_html(out / "class_report.html", report, results, assignments)
     console.print(Markdown(report))
-    console.print(f"graded {len(todo)} in {time.monotonic() - started:.1f} s; "
-                  f"{out / 'grades.csv'}, {out / 'class_report.md'}")
+    console.print(summary_line(outcomes, time.monotonic() - started, out))
     return results
 
 
-def write_gradebook(results: dict[str, dict], out: Path) -> None:
-    tests = sorted({t["name"] for r in results.values() for t in r["tests"]})
-    with open(out / "grades.csv", "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student", "score", "max_score", *tests])
-        for student in sorted(results):
-            r = results[student]
-            scores = {t["name"]: t["score"] for t in r["tests"]}
-            writer.writerow([student, r["score"], r.get("max_score", ""),
-                             *[scores.get(t, "") for t in tests]])
+def rejection(results: dict) -> list[str]:
+    """Why nothing of the submission ran (every test "not run: ..."), else []."""
+    tests = results.get("tests", [])
+    if tests and all(t["output"].startswith("not run: ") for t in tests):
+        return sorted({t["output"].removeprefix("not run: ").splitlines()[0] for t in tests})
+    return [] if tests else ([results.get("output", "").strip() or "nothing graded"])
 
 
-def class_report(results: dict[str, dict], submissions: dict[str, Path]) -> str:
-    """Score histogram, per-test pass rates, most frequent misconceptions, similar pairs."""
-    lines = ["# Class report", "", f"{len(results)} submissions", "", "## Scores", ""]
-    bins = Counter()
-    for r in results.values():
-        pct = 100 * r["score"] / r["max_score"] if r.get("max_score") else 0
-        bins[min(int(pct // 10), 9)] += 1
-    for b in range(10):
-        lines.append(f"{b * 10:3d}-{b * 10 + 9 if b < 9 else 100:3d}% | {'#' * bins[b]} {bins[b]}")
-    lines += ["", "## Pass rate per test", ""]
-    passed, seen, hints = Counter(), Counter(), Counter()
-    for r in results.values():
-        for t in r["tests"]:
-            seen[t["name"]] += 1
-            passed[t["name"]] += t["status"] == "passed"
-            for line in t["output"].splitlines():
-                if line.startswith("Hint: "):
-                    hints[line[6:]] += 1
-    for name in sorted(seen, key=lambda n: passed[n] / seen[n]):
-        lines.append(f"- {name}: {passed[name]}/{seen[name]}")
-    lines += ["", "## Most frequent misconceptions", ""]
-    lines += [f"- {n} x {h}" for h, n in hints.most_common(10)] or ["- none"]
-    lines += ["", "## Suspiciously similar submissions", ""]
-    pairs = similar_pairs(submissions)
-    lines += [f"- {a} ~ {b}: {s:.0%} of code shingles shared" for a, b, s in pairs] or ["- none"]
-    return "\n".join(lines) + "\n"
+def summary_line(outcomes: dict[str, Outcome], seconds: float, out: Path) -> str:
+    graded = [o for o in outcomes.values() if not o.resumed]
+    full = sum(1 for o in outcomes.values() if o.results and o.results["max_score"]
+               and o.results["score"] >= o.results["max_score"])
+    errored = sum(1 for o in outcomes.values() if o.error or o.problems)
+    return (f"{len(outcomes)} students: graded {len(graded)}, resumed "
+            f"{len(outcomes) - len(graded)} in {seconds:.1f} s; {full} full marks, "
+            f"{len(outcomes) - full - errored} lost points, {errored} errored or rejected; "
+            f"{out / 'grades.csv'}")
 
 
-def _code_shingles(path: Path) -> set[tuple[str, ...]]:
-    """Token shingles of all .py files, identifiers and literals blinded (renaming does not hide
-    a copy)."""
-    import tokenize
-
-    texts = []
-    if path.is_dir():
-        texts = [p.read_text(errors="replace") for p in sorted(path.rglob("*.py"))]
-    elif zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as zf:
-            texts = [zf.read(i).decode(errors="replace") for i in zf.infolist()
-                     if i.filename.endswith(".py") and i.file_size < 2**20]
-    tokens: list[str] = []
-    for text in texts:
-        try:
-            for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-                if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE,
-                                tokenize.INDENT, tokenize.DEDENT):
-                    continue
-                tokens.append({tokenize.NAME: "N", tokenize.NUMBER: "0",
-                               tokenize.STRING: "S"}.get(tok.type, tok.string)
-                              if tok.string not in KEYWORDS else tok.string)
-        except (tokenize.TokenError, SyntaxError, IndentationError):
-            continue
-    return {tuple(tokens[i:i + SHINGLE]) for i in range(len(tokens) - SHINGLE + 1)}
+def clear_leftovers(out: Path) -> None:
+    """Remove what a killed run left: its jobs' temporary folders and half-written files."""
+    shutil.rmtree(out / ".work", ignore_errors=True)
+    for p in out.rglob("*.partial"):
+        p.unlink(missing_ok=True)
 
 
-KEYWORDS = set(__import__("keyword").kwlist)
+def _stored(folder: Path, key: str) -> dict | None:
+    try:
+        meta = json.loads((folder / "grading.json").read_text())
+        results = json.loads((folder / "results.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return results if meta.get("key") == key else None
 
 
-def similar_pairs(submissions: dict[str, Path]) -> list[tuple[str, str, float]]:
-    shingles = {s: _code_shingles(p) for s, p in submissions.items()}
-    pairs = []
-    for a, b in itertools.combinations(sorted(shingles), 2):
-        sa, sb = shingles[a], shingles[b]
-        if len(sa) < 50 or len(sb) < 50:
-            continue
-        sim = len(sa & sb) / len(sa | sb)
-        if sim >= SIMILARITY_THRESHOLD:
-            pairs.append((a, b, sim))
-    return sorted(pairs, key=lambda p: -p[2])
+def grade_job(sub: Path, key: str, assignments: list[Assignment], out: Path,
+              policy: SandboxPolicy) -> Outcome:
+    """Grade one student in a child process; store results.json, then grading.json (the key),
+    each atomically, then append the run log line."""
+    student = student_name(sub)
+    work = out / ".work" / student
+    work.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    cmd = [sys.executable, "-m", "autograder.bulk_job", str(sub.resolve()),
+           "--isolation", policy.mode, "--backend", policy.backend, "--parent", str(os.getpid())]
+    for a in assignments:
+        cmd += ["--assignment", a.name]
+    timeout = JOB_TIMEOUT_FACTOR * sum(2 * a.run_timeout for a in assignments) + 60
+    # One temporary folder for all of this run's jobs (never one per job: the sandbox's uid
+    # slots are locked under TMPDIR, and jobs must see each other's locks).
+    env = {**os.environ, "TMPDIR": str(work.parent.resolve())}
+    try:
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+        if proc.returncode != 0:
+            tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            return Outcome(student, None, error=f"grading failed: {tail}")
+        results = json.loads(proc.stdout.strip().splitlines()[-1])
+    except subprocess.TimeoutExpired:
+        return Outcome(student, None, error=f"grading took longer than {timeout:.0f} s")
+    except (ValueError, IndexError) as e:
+        return Outcome(student, None, error=f"grading printed no result ({e})")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)  # stays empty; .work is cleared at the end
+    target = out / student
+    target.mkdir(parents=True, exist_ok=True)
+    write_atomic(target / "results.json", (json.dumps(results, indent=2) + "\n").encode())
+    seconds = round(time.monotonic() - started, 3)
+    problems = rejection(results)
+    meta = {"key": key, "student": student, "hash": submission_hash(sub),
+            "score": results["score"], "max_score": results["max_score"], "time": seconds,
+            "problems": problems}
+    write_atomic(target / "grading.json", (json.dumps(meta) + "\n").encode())
+    with open(out / "run_log.jsonl", "a") as log:
+        log.write(json.dumps({k: meta[k] for k in ("student", "hash", "score", "time",
+                                                   "problems")}) + "\n")
+        log.flush()
+        os.fsync(log.fileno())
+    return Outcome(student, results, problems=problems)

@@ -63,9 +63,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 def cmd_bulk(args: argparse.Namespace) -> int:
     """Every submission in a folder, in parallel, resumable; grades.csv and a class report."""
-    from .bulk import run_bulk
+    from .bulk import BulkError, run_bulk
 
-    run_bulk(Path(args.folder), args.assignment, Path(args.out), args.jobs, _policy(args))
+    try:
+        run_bulk(Path(args.folder), args.assignment, Path(args.out), args.jobs, _policy(args),
+                 force=args.force)
+    except BulkError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -192,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--assignment", help="grade only this assignment")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out", default="out/bulk")
+    p.add_argument("--force", action="store_true", help="regrade every submission")
     add_policy_options(p)
     p.set_defaults(fn=cmd_bulk)
     p = sub.add_parser("goldens", help="regenerate goldens from solutions/ (instructors)")

@@ -14,6 +14,7 @@ from pathlib import Path
 from .assignments import VISIBILITIES, Assignment
 from .backends import get_backend
 from .compare import judge, ranked_hints, short
+from .found_instead import found_instead
 from .harness.plaindata import PlainDataError, decode
 from .intake import find_package, stage, staging_dir
 from .runner import RunRequest, RunResult, TestRecord
@@ -76,6 +77,7 @@ def grade_submission_root(assignment: Assignment, root: Path,
     if package_dir is None:
         problem = (f"no '{assignment.package}' package found (expected a folder "
                    f"'{assignment.package}/' with __init__.py, at the top or one folder down)")
+        problem += "; " + (found_instead(root, assignment.package) or "found nothing like it")
         return all_failed(assignment, visibilities, [problem], [], started, task)
     work = staging_dir()
     try:

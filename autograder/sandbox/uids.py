@@ -19,6 +19,7 @@ from .policy import IsolationError
 
 SLOT_UID_BASE = int(os.environ.get("AUTOGRADER_SANDBOX_UID_BASE", "2100000000"))
 SLOTS = 256
+SLOT_LOCKS = Path("/tmp")
 
 
 def is_root() -> bool:
@@ -88,7 +89,8 @@ class Slot:
 
     @classmethod
     def acquire(cls) -> Slot:
-        d = Path(tempfile.gettempdir()) / f"autograder-slots-{os.geteuid()}"
+        # a fixed folder, not TMPDIR's: every grader on this machine must see the same locks
+        d = SLOT_LOCKS / f"autograder-slots-{os.geteuid()}"
         d.mkdir(mode=0o700, exist_ok=True)
         if d.is_symlink() or d.stat().st_uid != os.geteuid():
             raise IsolationError(f"{d} is not ours")
