@@ -30,7 +30,7 @@ def pass_rates(results: dict[str, dict], a: Assignment) -> tuple[dict, dict]:
     for r in results.values():
         mine: dict[tuple, list[bool]] = {}
         for t in r["tests"]:
-            if t["name"].partition(":")[0] != a.name:
+            if t["name"].split(" · ")[0].partition(":")[0] != a.name:
                 continue
             vis = "hidden" if t.get("visibility") == "after_published" else "public"
             ok = t["status"] == "passed"
@@ -68,7 +68,7 @@ def class_report(results: dict[str, dict], errors: dict[str, str],
         lines += [f"## {a.name}: scores", "", "```"]
         pct = []
         for r in results.values():
-            mine = [t for t in r["tests"] if t["name"].partition(":")[0] == a.name]
+            mine = [t for t in r["tests"] if t["name"].split(" · ")[0].partition(":")[0] == a.name]
             top = sum(t["max_score"] for t in mine)
             pct.append(100 * sum(t["score"] for t in mine) / top if top else 0)
         lines += histogram(pct) + ["```", ""]

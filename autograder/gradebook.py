@@ -32,6 +32,9 @@ def task_of(assignment: Assignment, test: dict) -> str:
     switch when the manifest grows a task field.)"""
     if test.get("task"):
         return str(test["task"])
+    parts = str(test.get("name", "")).split(" · ")
+    if len(parts) == 3:  # "assignment · Task N: title · test id" (report.results_json)
+        return parts[1]
     stem = test.get("tags", [None, "unknown"])[-1]
     for visibility in ("public", "hidden"):
         path = assignment.tests_dir / visibility / f"{stem}.py"
@@ -47,7 +50,7 @@ def columns(results: dict[str, dict], assignments: list[Assignment]) -> list[tup
     tests: dict[str, tuple] = {}
     for r in results.values():
         for t in r["tests"]:
-            a = by_name.get(t["name"].partition(":")[0])
+            a = by_name.get(t["name"].split(" · ")[0].partition(":")[0])
             if a is not None:
                 tests.setdefault(t["name"], (a, task_of(a, t), t["max_score"]))
     cols: list[tuple] = [("assignment", a, a.name, sum(m for x, _, m in tests.values() if x is a))
@@ -66,7 +69,7 @@ def student_row(r: dict | None, cols: list[tuple]) -> list:
     scores = {t["name"]: t["score"] for t in r["tests"]}
     row = []
     for kind, a, label, _ in cols:
-        mine = [t for t in r["tests"] if t["name"].partition(":")[0] == a.name]
+        mine = [t for t in r["tests"] if t["name"].split(" · ")[0].partition(":")[0] == a.name]
         if kind == "assignment":
             row.append(sum(t["score"] for t in mine))
         elif kind == "task":

@@ -30,7 +30,7 @@ def plots(results: dict[str, dict], a: Assignment) -> list[tuple[str, str]]:
 
     pct = []
     for r in results.values():
-        mine = [t for t in r["tests"] if t["name"].partition(":")[0] == a.name]
+        mine = [t for t in r["tests"] if t["name"].split(" · ")[0].partition(":")[0] == a.name]
         top = sum(t["max_score"] for t in mine)
         pct.append(100 * sum(t["score"] for t in mine) / top if top else 0)
     fig = Figure(figsize=(5, 2.5))

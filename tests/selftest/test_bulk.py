@@ -110,13 +110,14 @@ def test_grades_csv_totals_before_tests_and_canvas_export(toy_env, tmp_path):
     bulk(subs, out, "--assignment", "toy")
     header = next(csv.reader(open(out / "grades.csv")))
     assert header[:5] == ["student", "score", "max_score", "message", "toy"]
-    tasks = [h for h in header if h in ("toy: basic", "toy: more")]
-    tests = [h for h in header if h.startswith("toy: test_")]
-    assert tasks == ["toy: basic", "toy: more"] and tests
+    tasks = [h for h in header if h.startswith("toy: Task ")]
+    tests = [h for h in header if h.startswith("toy · ")]
+    assert tasks == ["toy: Task 1: order", "toy: Task 2: add and mean"] and tests
     assert max(header.index(t) for t in tasks) < min(header.index(t) for t in tests)
     bob = rows(out)["bob"]
-    assert float(bob["toy"]) == 5 and float(bob["toy: basic"]) < float(rows(out)["alice"]["toy: basic"])
-    assert float(bob["toy: basic"]) + float(bob["toy: more"]) == float(bob["toy"])
+    t1, t2 = "toy: Task 1: order", "toy: Task 2: add and mean"
+    assert float(bob["toy"]) == 5 and float(bob[t2]) < float(rows(out)["alice"][t2])
+    assert float(bob[t1]) + float(bob[t2]) == float(bob["toy"])
     canvas = list(csv.reader(open(out / "canvas.csv")))
     assert canvas[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
     assert canvas[1][0].strip() == "Points Possible" and float(canvas[1][5]) == 7
