@@ -113,7 +113,10 @@ def compare_close(observed: Any, expected: Any, atol: float, rtol: float) -> str
 
 def compare_value(spec: ObservationSpec, observed: Any, expected: Any, ctx: SimpleNamespace | None,
                   checks: Any) -> str | None:
-    """Judge one decoded observed value by its manifest spec."""
+    """Judge one decoded observed value by its manifest spec (an ObservationSpec, or the same
+    fields as a dict, as a script reading the JSON store has them)."""
+    if isinstance(spec, dict):
+        spec = ObservationSpec(**spec)
     kind = spec.kind
     if kind == "exact":
         if plain_equal(observed, expected):
