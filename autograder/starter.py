@@ -52,6 +52,12 @@ def strip_solutions(text: str, where: str = "<text>") -> str:
     return "".join(out)
 
 
+def without_markers(text: str) -> str:
+    """`text` with its marker lines removed: the reference code as a student would submit it."""
+    return "".join(line for line in text.splitlines(keepends=True)
+                   if line.strip() not in (BEGIN, END))
+
+
 def _source_files(package_dir: Path) -> list[Path]:
     return sorted(p for p in package_dir.rglob("*") if p.is_file()
                   and not any(part in SKIPPED for part in p.relative_to(package_dir).parts)

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from autograder import cli
+from autograder.starter import without_markers
 
-SOLUTION = (Path(__file__).parent / "toy_course" / "solutions" / "toy" / "__init__.py").read_text()
+SOLUTION = without_markers((Path(__file__).parent / "toy_course" / "solutions" / "toy" / "__init__.py").read_text())
 WRONG_ADD = SOLUTION.replace("return a + b", "return a - b")
 
 

@@ -18,8 +18,9 @@ from autograder.goldens import GoldenError, generate, stale_report
 from autograder.grading import grade_submission_root
 from autograder.report import SCHEMA_PATH, results_json
 from autograder.runner import prepare_run_dir
+from autograder.starter import without_markers
 
-SOLUTION = (Path(__file__).parent / "toy_course" / "solutions" / "toy" / "__init__.py").read_text()
+SOLUTION = without_markers((Path(__file__).parent / "toy_course" / "solutions" / "toy" / "__init__.py").read_text())
 
 
 def submission(tmp_path: Path, source: str, name: str = "sub") -> Path:

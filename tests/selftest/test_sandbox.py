@@ -28,10 +28,11 @@ from autograder.assignments import ROOT_VARIABLE
 from autograder.grading import grade_submission_root
 from autograder.intake import REFUSED_NAMES
 from autograder.sandbox.uids import SLOT_UID_BASE, SLOTS
+from autograder.starter import without_markers
 
 HERE = Path(__file__).parent
 CORPUS_DIR = HERE / "adversarial"
-SOLUTION = (HERE / "toy_course" / "solutions" / "toy" / "__init__.py").read_text()
+SOLUTION = without_markers((HERE / "toy_course" / "solutions" / "toy" / "__init__.py").read_text())
 STARTER_SCORE = 0  # the untouched starter (checked in test_engine)
 FULL = 7
 
