@@ -24,6 +24,9 @@ from .tasks import task_table
 
 GEN_TEST_TIMEOUT = 600.0
 GEN_RUN_TIMEOUT = 3600.0
+# a mutant's run gets this many times each test's limit: on a loaded machine a slow but
+# finishing mutant must record its wrong values (they are what makes its hint fire), not a timeout
+MUTANT_TIMEOUT_SCALE = 3.0
 MAX_MUTANT_VALUE_CHARS = 64_000  # a larger wrong value is not kept for hints
 
 
@@ -96,7 +99,8 @@ def generate(assignment: Assignment, out_base: Path | None = None, with_mutants:
             with tempfile.TemporaryDirectory() as tmp:
                 impl = materialize(assignment, mutant, Path(tmp))
                 return run_tests(RunRequest(assignment, impl, "replay", plan, policy,
-                                            inputs_base=base))
+                                            inputs_base=base,
+                                            timeout_scale=MUTANT_TIMEOUT_SCALE))
 
         mutants = load_mutants(assignment)
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:

@@ -86,6 +86,7 @@ class RunRequest:
     run_timeout: float | None = None  # whole run; default: the assignment's
     inputs_base: Path | None = None  # where inputs/ is read or (gen) written
     keep: bool = False  # keep run folders (debugging)
+    timeout_scale: float = 1.0  # every limit times this (golden generation's mutant runs)
 
     @property
     def visibilities(self) -> tuple[str, ...]:
@@ -97,8 +98,12 @@ class RunRequest:
     def test_timeout(self, test_id: str | None) -> float:
         default = self.default_timeout or self.assignment.test_timeout
         if self.plan is None or test_id is None:
-            return default
-        return self.plan.timeouts.get(test_id) or default
+            return default * self.timeout_scale
+        return (self.plan.timeouts.get(test_id) or default) * self.timeout_scale
+
+    def run_limit(self) -> float:
+        """The whole run's wall-clock limit in seconds."""
+        return (self.run_timeout or self.assignment.run_timeout) * self.timeout_scale
 
 
 class EventReader:
@@ -235,7 +240,7 @@ def run_tests(request: RunRequest, make_box: BoxFactory = HostBox) -> RunResult:
     may be shown to the student), and nothing the hidden child writes is shown beyond a test's
     status."""
     started = time.monotonic()
-    deadline = started + (request.run_timeout or request.assignment.run_timeout)
+    deadline = started + request.run_limit()
     caps = capabilities(request.policy)
     visibilities = request.visibilities
     if SEPARATE_HIDDEN and request.mode == "replay" and len(visibilities) > 1:
@@ -273,7 +278,7 @@ class FolderRun:
         self.records = {i: TestRecord(i) for i in self.remaining or []}
         self.collect_errors: list[str] = []
         self.restarts, self.stderr_tail = 0, ""
-        limit = request.run_timeout or request.assignment.run_timeout
+        limit = request.run_limit()
         self.hard_deadline = deadline + (MAX_RUN_FACTOR - 1) * limit
         self.redact = "hidden" in visibilities and request.mode == "replay"
 
@@ -364,7 +369,7 @@ class FolderRun:
                 + (f"; its last output:\n{shown[-800:]}" if shown else ""))
         if reason == "run_timeout" and not any(
                 e.startswith("the whole run exceeded") for e in self.collect_errors):
-            limit = self.request.run_timeout or self.request.assignment.run_timeout
+            limit = self.request.run_limit()
             self.collect_errors.append(f"the whole run exceeded its {limit:g} s limit")
 
     def _config(self, run: Path, events: Path, ids: list[str] | None,
