@@ -64,28 +64,29 @@ class AssignmentGrade:
 def grade_submission_root(assignment: Assignment, root: Path,
                           visibilities: tuple[str, ...] = VISIBILITIES,
                           policy: SandboxPolicy | None = None,
-                          task: int | None = None) -> AssignmentGrade:
+                          task: int | None = None,
+                          ids: frozenset[str] | None = None) -> AssignmentGrade:
     """Grade the assignment's package found in `root` (at its root or one folder down); with
-    `task`, only that handout task's tests."""
+    `task`, only that handout task's tests; with `ids`, only the tests of those ids."""
     policy = policy or SandboxPolicy.create()
     started = time.monotonic()
     try:
         package_dir = find_package(root, assignment.package)
     except (OSError, ValueError) as e:
         problem = f"the submission's folders cannot be read ({type(e).__name__}: {e})"
-        return all_failed(assignment, visibilities, [problem[:300]], [], started, task)
+        return all_failed(assignment, visibilities, [problem[:300]], [], started, task, ids)
     if package_dir is None:
         problem = (f"no '{assignment.package}' package found (expected a folder "
                    f"'{assignment.package}/' with __init__.py, at the top or one folder down)")
         problem += "; " + (found_instead(root, assignment.package) or "found nothing like it")
-        return all_failed(assignment, visibilities, [problem], [], started, task)
+        return all_failed(assignment, visibilities, [problem], [], started, task, ids)
     work = staging_dir()
     try:
         staged = stage(package_dir, assignment, work)
         if staged.problems:
             return all_failed(assignment, visibilities, staged.problems, staged.notes, started,
-                              task)
-        grade = grade_staged(assignment, work, visibilities, policy, task)
+                              task, ids)
+        grade = grade_staged(assignment, work, visibilities, policy, task, ids)
         grade.notes[:0] = staged.notes
         grade.wall_s = time.monotonic() - started
         return grade
@@ -96,12 +97,13 @@ def grade_submission_root(assignment: Assignment, root: Path,
 def grade_staged(assignment: Assignment, impl_root: Path,
                  visibilities: tuple[str, ...] = VISIBILITIES,
                  policy: SandboxPolicy | None = None,
-                 task: int | None = None) -> AssignmentGrade:
+                 task: int | None = None,
+                 ids: frozenset[str] | None = None) -> AssignmentGrade:
     """Run and judge an implementation already staged at impl_root/<package> (with `task`:
-    only that task's tests)."""
+    only that task's tests; with `ids`: only those tests)."""
     policy = policy or SandboxPolicy.create()
     started = time.monotonic()
-    stores = task_stores(assignment, visibilities, task)
+    stores = task_stores(assignment, visibilities, task, ids)
     # the trusted checks module may import heavy oracles (scipy, torch): load it meanwhile
     checks_loader = threading.Thread(target=lambda: assignment.checks, daemon=True)
     checks_loader.start()
@@ -239,12 +241,16 @@ def _student_message(vis: str, rec: TestRecord, details: list[str],
 
 
 def task_stores(assignment: Assignment, visibilities: tuple[str, ...],
-                task: int | None = None) -> dict[str, GoldenStore]:
-    """The golden stores, restricted to one handout task's tests when `task` is given."""
+                task: int | None = None,
+                ids: frozenset[str] | None = None) -> dict[str, GoldenStore]:
+    """The golden stores, restricted to one handout task's tests when `task` is given and to
+    the tests named in `ids` when that is given."""
     stores = load_stores(assignment, visibilities)
-    if task is None:
+    if task is None and ids is None:
         return stores
-    return {v: replace(s, tests={i: t for i, t in s.tests.items() if t.task == task})
+    return {v: replace(s, tests={i: t for i, t in s.tests.items()
+                                 if (task is None or t.task == task)
+                                 and (ids is None or i in ids)})
             for v, s in stores.items()}
 
 
@@ -255,11 +261,12 @@ def task_numbers(assignment: Assignment) -> list[int]:
 
 
 def all_failed(assignment: Assignment, visibilities: tuple[str, ...], problems: list[str],
-               notes: list[str], started: float, task: int | None = None) -> AssignmentGrade:
+               notes: list[str], started: float, task: int | None = None,
+               ids: frozenset[str] | None = None) -> AssignmentGrade:
     """Every test of the assignment (of `task`, if given) failed, not run, for the first of
     `problems`."""
     tests = []
-    for vis, store in task_stores(assignment, visibilities, task).items():
+    for vis, store in task_stores(assignment, visibilities, task, ids).items():
         for test_id, spec in store.tests.items():
             tests.append(TestResult(assignment.name, test_id, spec.file, vis, spec.points,
                                     False, "not run: " + problems[0].splitlines()[0],

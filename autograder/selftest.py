@@ -13,7 +13,7 @@ from pathlib import Path
 
 import jsonschema
 
-from .assignments import Assignment
+from .assignments import VISIBILITIES, Assignment
 from .goldens import stale_report
 from .grading import AssignmentGrade, grade_submission_root
 from .mutants import Mutant, load_mutants, materialize
@@ -52,9 +52,18 @@ def starter_problems(assignment: Assignment, policy: SandboxPolicy | None = None
 
 def mutant_problems(assignment: Assignment, mutant: Mutant,
                     policy: SandboxPolicy | None = None) -> list[str]:
+    """The mutant, graded on the tests the goldens say it fails (each a real graded run of
+    those tests), must lose points there with its hint firing. Failing one test is enough to
+    lose points in the full suite, so only those tests are run (the full suite's run is the
+    golden generation's); a test it no longer fails shows up here as 'not caught'."""
+    fails = frozenset(t for vis in VISIBILITIES
+                      for t in _stored_fails(assignment, vis, mutant.name))
+    if not fails:
+        return [f"mutant {mutant.name}: the goldens record no test it fails (a new mutant? "
+                f"run `make goldens ONLY={assignment.name}`)"]
     with tempfile.TemporaryDirectory() as tmp:
         grade = grade_submission_root(assignment, materialize(assignment, mutant, Path(tmp)),
-                                      policy=policy)
+                                      policy=policy, ids=fails)
     problems = []
     if grade.score >= grade.max_score:
         problems.append(f"mutant {mutant.name} is not caught: it scores full marks")
@@ -62,6 +71,11 @@ def mutant_problems(assignment: Assignment, mutant: Mutant,
         failed = [t.id for t in grade.tests if not t.passed]
         problems.append(f"mutant {mutant.name} is caught by {failed} but its hint never fires")
     return problems
+
+
+def _stored_fails(assignment: Assignment, visibility: str, mutant: str) -> tuple[str, ...]:
+    stored = load_store(assignment, visibility).mutants.get(mutant)
+    return stored.fails if stored is not None else ()
 
 
 def uncaught_tests(assignment: Assignment) -> list[str]:
