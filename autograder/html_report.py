@@ -1,6 +1,8 @@
-"""The class report as one self-contained HTML page: the Markdown report's sections as HTML,
-with matplotlib plots embedded as data: PNGs (score histogram and pass rate per task for each
-assignment). No URL to any network resource, and a Content-Security-Policy that forbids them."""
+"""The class report as one self-contained HTML page: the Markdown report rendered to HTML
+(markdown-it-py, CommonMark + tables, raw HTML off: student-supplied names and messages are
+escaped, never markup), with matplotlib plots embedded as data: PNGs (score histogram and pass
+rate per task for each assignment). No URL to any network resource, and a
+Content-Security-Policy that forbids them."""
 
 from __future__ import annotations
 
@@ -49,17 +51,26 @@ def plots(results: dict[str, dict], a: Assignment) -> list[tuple[str, str]]:
     return shown
 
 
+def markdown_to_html(markdown: str) -> str:
+    """CommonMark with GitHub-style tables; raw HTML in the text is escaped, links to other
+    pages are not made (the page must stay offline)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table") \
+        .disable(["link", "image", "autolink"]).render(markdown)
+
+
 def html_report(markdown: str, results: dict[str, dict], assignments: list[Assignment]) -> str:
-    """The page: plots first, then the Markdown report's text (tables kept as preformatted
-    text so nothing is lost)."""
+    """The page: plots first, then the Markdown report as HTML (tables as tables)."""
     figures = "".join(f'<figure><img alt="{html.escape(c)}" src="{src}"><figcaption>'
                       f"{html.escape(c)}</figcaption></figure>"
                       for a in assignments for c, src in plots(results, a))
     return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             "<title>Class report</title><style>body{font-family:sans-serif;margin:2em}"
-            "pre{background:#f4f4f4;padding:1em}</style></head><body>"
-            f"<h1>Class report</h1>{figures}<pre>{html.escape(markdown)}</pre></body></html>\n")
+            "pre{background:#f4f4f4;padding:1em}table{border-collapse:collapse}"
+            "td,th{border:1px solid #ccc;padding:.2em .5em}</style></head><body>"
+            f"{figures}{markdown_to_html(markdown)}</body></html>\n")
 
 
 def write_html(path: Path, markdown: str, results: dict[str, dict],

@@ -240,6 +240,7 @@ def test_html_report_renders_in_headless_chromium_offline(toy_env, tmp_path):
     dom = subprocess.run([*flags, "--dump-dom", url], capture_output=True, text=True,
                          timeout=120).stdout
     assert "toy: score histogram" in dom and "1 student: add subtracts" in dom
+    assert "<table>" in dom and "<td>" in dom  # the report's tables rendered as tables
     shot = tmp_path / "shot.png"
     subprocess.run([*flags, f"--screenshot={shot}", "--window-size=800,1200", url],
                    capture_output=True, timeout=120)
