@@ -11,21 +11,17 @@ from __future__ import annotations
 
 import builtins
 import json
-import os
 import re
 import shutil
-import signal
-import subprocess
 import tempfile
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from .assignments import VISIBILITIES, Assignment
-from .sandbox import Capabilities, RunSandbox, SandboxPolicy, capabilities
+from .boxes import BoxFactory, ChildBox, HostBox
+from .sandbox import Capabilities, SandboxPolicy, capabilities
 from .store import TestPlan
 
 HARNESS = Path(__file__).resolve().parent / "harness"
@@ -165,71 +161,6 @@ def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple
     for d in ("work", "tmp"):
         (run / d).mkdir()
     return run
-
-
-class ChildBox(Protocol):
-    """Where one run folder's children run (the host sandbox, a container, ...)."""
-
-    def new_output_file(self, path: Path) -> Path: ...
-
-    def start(self, boot: Path, config: Path, writable: list[Path], forbidden: list[str],
-              stdout: Path, stderr: Path) -> Child: ...
-
-    def after_child(self) -> None: ...
-
-    def close(self) -> None: ...
-
-
-class Child(Protocol):
-    """A started child: `poll()` is None while it runs; `kill()` stops it and everything it
-    started, and waits for that."""
-
-    def poll(self) -> int | None: ...
-
-    def kill(self) -> None: ...
-
-
-BoxFactory = Callable[[Path, "RunRequest", Capabilities], ChildBox]
-
-
-class HostChild:
-    """A child process on this machine, in its own process group."""
-
-    def __init__(self, proc: subprocess.Popen):
-        self.proc = proc
-
-    def poll(self) -> int | None:
-        return self.proc.poll()
-
-    def kill(self) -> None:
-        _kill_group(self.proc)
-
-
-class HostBox:
-    """The host sandbox (`autograder.sandbox.RunSandbox`) as a ChildBox."""
-
-    def __init__(self, run: Path, request: RunRequest, caps: Capabilities):
-        self.sandbox = RunSandbox(run, request.policy, caps)
-        self.run = run
-
-    def new_output_file(self, path: Path) -> Path:
-        return self.sandbox.new_output_file(path)
-
-    def start(self, boot: Path, config: Path, writable: list[Path], forbidden: list[str],
-              stdout: Path, stderr: Path) -> Child:
-        cmd = self.sandbox.command(boot, config, writable, forbidden)
-        with open(stdout, "wb") as out, open(stderr, "wb") as err:
-            proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.DEVNULL,
-                                    stdout=out, stderr=err, cwd=self.run / "work",
-                                    start_new_session=True,
-                                    preexec_fn=cmd.preexec)  # noqa: PLW1509 (None with prlimit)
-        return HostChild(proc)
-
-    def after_child(self) -> None:
-        self.sandbox.after_child()
-
-    def close(self) -> None:
-        self.sandbox.close()
 
 
 def run_tests(request: RunRequest, make_box: BoxFactory = HostBox) -> RunResult:
@@ -513,14 +444,3 @@ def _crash_message(reason: str, limit: float, stderr_tail: str) -> str:
         return "stopped: the whole run exceeded its time limit"
     last = stderr_tail.strip().splitlines()[-1:] if stderr_tail.strip() else []
     return "the test process died during this test" + (f": {last[0][:300]}" if last else "")
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass

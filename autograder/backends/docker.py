@@ -84,7 +84,7 @@ class ContainerChild:
 
 
 class ContainerBox:
-    """A run folder whose children are containers (a `runner.ChildBox`)."""
+    """A run folder whose children are containers (a `boxes.ChildBox`)."""
 
     def __init__(self, run: Path, request: RunRequest, caps: Capabilities):
         self.run, self.request = run, request

@@ -1,0 +1,94 @@
+"""Where a run folder's children run: the `ChildBox` protocol the runner drives, and the host
+box (the children run on this machine inside `autograder.sandbox`). The docker backend's
+`ContainerBox` is the other implementation (autograder/backends/docker.py)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from .sandbox import Capabilities, RunSandbox
+
+if TYPE_CHECKING:
+    from .runner import RunRequest
+
+
+class ChildBox(Protocol):
+    """Where one run folder's children run (the host sandbox, a container, ...)."""
+
+    def new_output_file(self, path: Path) -> Path: ...
+
+    def start(self, boot: Path, config: Path, writable: list[Path], forbidden: list[str],
+              stdout: Path, stderr: Path) -> Child: ...
+
+    def after_child(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Child(Protocol):
+    """A started child: `poll()` is None while it runs; `kill()` stops it and everything it
+    started, and waits for that."""
+
+    def poll(self) -> int | None: ...
+
+    def kill(self) -> None: ...
+
+
+BoxFactory = Callable[[Path, "RunRequest", Capabilities], ChildBox]
+
+
+class HostChild:
+    """A child process on this machine, in its own process group."""
+
+    def __init__(self, proc: subprocess.Popen):
+        self.proc = proc
+
+    def poll(self) -> int | None:
+        return self.proc.poll()
+
+    def kill(self) -> None:
+        kill_group(self.proc)
+
+
+class HostBox:
+    """The host sandbox (`autograder.sandbox.RunSandbox`) as a ChildBox."""
+
+    def __init__(self, run: Path, request: RunRequest, caps: Capabilities):
+        self.sandbox = RunSandbox(run, request.policy, caps)
+        self.run = run
+
+    def new_output_file(self, path: Path) -> Path:
+        return self.sandbox.new_output_file(path)
+
+    def start(self, boot: Path, config: Path, writable: list[Path], forbidden: list[str],
+              stdout: Path, stderr: Path) -> Child:
+        cmd = self.sandbox.command(boot, config, writable, forbidden)
+        with open(stdout, "wb") as out, open(stderr, "wb") as err:
+            proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.DEVNULL,
+                                    stdout=out, stderr=err, cwd=self.run / "work",
+                                    start_new_session=True,
+                                    preexec_fn=cmd.preexec)  # noqa: PLW1509 (None with prlimit)
+        return HostChild(proc)
+
+    def after_child(self) -> None:
+        self.sandbox.after_child()
+
+    def close(self) -> None:
+        self.sandbox.close()
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the process group `proc` leads and reap `proc` (bounded wait)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
