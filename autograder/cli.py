@@ -67,7 +67,7 @@ def cmd_bulk(args: argparse.Namespace) -> int:
 
     try:
         run_bulk(Path(args.folder), args.assignment, Path(args.out), args.jobs, _policy(args),
-                 force=args.force)
+                 force=args.force, dask=args.dask)
     except BulkError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -211,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out", default="out/bulk")
     p.add_argument("--force", action="store_true", help="regrade every submission")
+    p.add_argument("--dask", metavar="SCHEDULER", help="run the jobs on this Dask cluster "
+                   "(tcp://host:port; workers see the same paths and run this engine)")
     add_policy_options(p)
     p.set_defaults(fn=cmd_bulk)
     p = sub.add_parser("gradescope", help="write a Gradescope autograder zip (instructors)")
