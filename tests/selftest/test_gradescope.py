@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 import zipfile
 from pathlib import Path
@@ -68,6 +69,13 @@ def test_zip_has_engine_tests_goldens_and_no_answers(built):
         bash = subprocess.run(["bash", "-n"], input=texts[script], text=True,
                               capture_output=True, timeout=30)
         assert bash.returncode == 0, bash.stderr
+    if shutil.which("shellcheck"):  # Debian's shellcheck, where installed
+        with tempfile.TemporaryDirectory() as tmp:
+            for script in ("setup.sh", "run_autograder"):
+                Path(tmp, script).write_text(texts[script])
+            check = subprocess.run(["shellcheck", "setup.sh", "run_autograder"], cwd=tmp,
+                                   capture_output=True, text=True, timeout=60)
+            assert check.returncode == 0, check.stdout
     assert "bubblewrap" in texts["setup.sh"] and "python3.11 -m venv" in texts["setup.sh"]
     assert '-r "$ROOT/source/requirements.txt"' in texts["setup.sh"]
     assert texts["requirements.txt"] == requirements()
