@@ -10,9 +10,13 @@ setup.sh makes, $AUTOGRADER_ROOT/venv/bin/python).
 
 The zip holds what the trusted parent needs: the engine (autograder/), the assignment's
 assignment.toml, checks.py, common.py, public and hidden tests, inputs and goldens, and
-requirements.txt (the course's exact pins). It never holds solutions/, the mutants
-(solutions/mutants/*.toml, EQUIVALENT_MUTANTS.md) or the instructor scripts (crosscheck_*.py,
-make_plots.py). The student's code runs in the course's own sandbox (`--isolation auto`), and a
+requirements.txt (the course's exact pins). It never holds solutions/, the mutants' code
+(solutions/mutants/*.toml, EQUIVALENT_MUTANTS.md; the goldens keep each mutant's name, hint and
+recorded values, for the misconception feedback) or the instructor scripts (crosscheck_*.py,
+make_plots.py). The files that reach the sandboxed child (common.py, the test files) go through
+the starter rule: a `### BEGIN SOLUTION` region (golden-time code) becomes `raise
+NotImplementedError`. checks.py, which only the trusted parent runs, is kept whole: its ground
+truth judges the hidden tests. The student's code runs in the course's own sandbox (`--isolation auto`), and a
 sandbox layer that Gradescope's container lacks is written into results.json's `output`.
 """
 
@@ -31,6 +35,7 @@ from pathlib import Path, PurePosixPath
 
 from .assignments import VISIBILITIES, Assignment
 from .atomic import write_atomic
+from .starter import strip_solutions
 
 ENGINE = Path(__file__).resolve().parent
 PYPROJECT = ENGINE.parent / "pyproject.toml"
@@ -87,10 +92,17 @@ def requirements(pyproject: Path = PYPROJECT) -> str:
     return "".join(f"{d}\n" for d in deps)
 
 
-def _tree(folder: Path, prefix: PurePosixPath) -> dict[str, bytes]:
-    return {str(prefix / p.relative_to(folder).as_posix()): p.read_bytes()
+def _tree(folder: Path, prefix: PurePosixPath, child_side: bool = False) -> dict[str, bytes]:
+    return {str(prefix / p.relative_to(folder).as_posix()): _content(p, child_side)
             for p in sorted(folder.rglob("*"))
             if p.is_file() and not any(n in p.parts for n in NEVER) and p.suffix != ".pyc"}
+
+
+def _content(path: Path, child_side: bool) -> bytes:
+    """A file's bytes; for a .py file the sandboxed child sees, its solution regions stubbed."""
+    if child_side and path.suffix == ".py":
+        return strip_solutions(path.read_text(encoding="utf-8"), str(path)).encode("utf-8")
+    return path.read_bytes()
 
 
 def zip_contents(assignment: Assignment) -> dict[str, bytes]:
@@ -108,10 +120,10 @@ def zip_contents(assignment: Assignment) -> dict[str, bytes]:
     tests = PurePosixPath("tests") / assignment.name
     for name in TEST_FILES:
         if (assignment.tests_dir / name).is_file():
-            files[str(tests / name)] = (assignment.tests_dir / name).read_bytes()
+            files[str(tests / name)] = _content(assignment.tests_dir / name, name != "checks.py")
     for folder in TEST_FOLDERS:
         if (assignment.tests_dir / folder).is_dir():
-            files |= _tree(assignment.tests_dir / folder, tests / folder)
+            files |= _tree(assignment.tests_dir / folder, tests / folder, child_side=True)
     return files
 
 

@@ -17,7 +17,8 @@ import jsonschema
 import pytest
 
 from autograder import cli, service
-from autograder.gradescope_export import requirements
+from autograder.assignments import discover
+from autograder.gradescope_export import requirements, zip_contents
 from autograder.report import SCHEMA_PATH
 from autograder.sandbox import ENV_DISABLE, SandboxPolicy, report_lines
 from autograder.starter import BEGIN, END, without_markers
@@ -81,6 +82,25 @@ def test_zip_has_engine_tests_goldens_and_no_answers(built):
     assert texts["requirements.txt"] == requirements()
     assert "torch==2.13.0\n" in texts["requirements.txt"]
     assert all("==" in line for line in texts["requirements.txt"].splitlines())
+
+
+def test_no_zip_of_the_course_holds_reference_code():
+    """Every assignment of the real course (contents only, nothing graded): no solution body, and
+    no solution region left in what reaches the sandboxed child (common.py, the test files)."""
+    found = discover()
+    assert len(found) >= 8
+    for a in found:
+        files = {n: d.decode("utf-8", "replace") for n, d in zip_contents(a).items()}
+        assert f"tests/{a.name}/goldens/hidden.json" in files
+        assert not [n for n in files if n.startswith("solutions/") or "crosscheck_" in n]
+        bodies = [b for p in sorted((a.solutions / a.package).rglob("*.py"))
+                  for b in solution_bodies(p.read_text())]
+        assert bodies, a.name
+        leaks = [(n, b[:40]) for n, t in files.items() for b in bodies if b in t]
+        assert leaks == [], f"{a.name}: reference code inside its zip: {leaks}"
+        child_side = [n for n in files if n.startswith(f"tests/{a.name}/")
+                      and n.endswith(".py") and not n.endswith("/checks.py")]
+        assert child_side and not [n for n in child_side if BEGIN in files[n]]
 
 
 def run_autograder(zip_path: Path, root: Path, submission: str | None,
