@@ -175,7 +175,7 @@ def run(root: Path, assignment: str) -> int:
     (root / "results").mkdir(parents=True, exist_ok=True)
     write_atomic(root / "results" / "results.json",
                  (json.dumps(results, indent=2) + "\n").encode())
-    print(f"score {results['score']:g} / {results.get('max_score', 0):g}")
+    print(f"engine: {ENGINE}\nscore {results['score']:g} / {results.get('max_score', 0):g}")
     return 0
 
 

@@ -122,6 +122,7 @@ def run_autograder(zip_path: Path, root: Path, submission: str | None,
     done = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, cwd="/",
                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr[-2000:]
+    assert f"engine: {root / 'source' / 'autograder'}\n" in done.stdout  # the zip's engine ran
     results = json.loads((root / "results" / "results.json").read_text())
     jsonschema.validate(results, json.loads(SCHEMA_PATH.read_text()))
     return results
