@@ -117,9 +117,13 @@ def loopback_cluster(folder: Path, workers: int = 2, timeout: float = 90) -> Ite
     info = folder / "scheduler.json"
     procs: list[subprocess.Popen] = []
 
+    scratch = folder / "tmp"  # the processes' temporary files (dask-scratch-space, ...)
+    scratch.mkdir(exist_ok=True)
+    env = {**os.environ, "TMPDIR": str(scratch)}
+
     def start(name: str, *args: str) -> None:
         with open(folder / f"{name}.log", "wb") as log:
-            procs.append(subprocess.Popen([dask, *args], cwd=folder, stdout=log,
+            procs.append(subprocess.Popen([dask, *args], cwd=folder, env=env, stdout=log,
                                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                           start_new_session=True))
 
