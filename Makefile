@@ -48,6 +48,10 @@ mutation: setup
 bench: setup   # 40-60 min on 2 shared cores: every bench/bench_*.py's rows() -> bench/results.{json,md}, README
 	$(PY) bench/run_all.py
 
+.PHONY: gradescope
+gradescope: setup   # Gradescope autograder zip for assignment A: $(OUT)/autograder-$(A).zip
+	$(PY) -m autograder gradescope $(A) --out $(OUT)/autograder-$(A).zip
+
 release: setup
 	$(PY) -m autograder release $(OUT)/release
 

@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,8 +123,9 @@ def class_assignments(subs: list[Path], assignment: str | None) -> list[Assignme
 
 def run_bulk(folder: Path, assignment: str | None, out: Path, jobs: int,
              policy: SandboxPolicy | None = None, force: bool = False,
-             console: Console | None = None) -> dict[str, dict]:
-    """Grade every submission of `folder` into `out`; returns results.json per student."""
+             console: Console | None = None, dask: str | None = None) -> dict[str, dict]:
+    """Grade every submission of `folder` into `out`; returns results.json per student. With
+    `dask` (a scheduler address) the jobs run on that Dask cluster (bulk_dask.py)."""
     policy = policy or SandboxPolicy.create()
     console = console or Console()
     for line in service.prepare(policy):
@@ -134,11 +136,18 @@ def run_bulk(folder: Path, assignment: str | None, out: Path, jobs: int,
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise BulkError(f"another bulk run is writing to {out}") from None
+        if dask:
+            from .bulk_dask import dask_run
+
+            with dask_run(dask) as (run, slots, line):
+                console.print(line)
+                return _run_locked(folder, assignment, out, slots, policy, force, console, run)
         return _run_locked(folder, assignment, out, jobs, policy, force, console)
 
 
 def _run_locked(folder: Path, assignment: str | None, out: Path, jobs: int,
-                policy: SandboxPolicy, force: bool, console: Console) -> dict[str, dict]:
+                policy: SandboxPolicy, force: bool, console: Console,
+                run: Callable | None = None) -> dict[str, dict]:
     clear_leftovers(out)
     subs = list_submissions(folder)
     assignments = class_assignments(subs, assignment)
@@ -164,7 +173,7 @@ def _run_locked(folder: Path, assignment: str | None, out: Path, jobs: int,
     with Progress(*columns, console=console, transient=False) as progress, \
             ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         task = progress.add_task("grading", total=len(todo), failed=0, errored=0)
-        futures = {pool.submit(grade_job, sub, key, assignments, out, policy): sub
+        futures = {pool.submit(grade_job, sub, key, assignments, out, policy, run or run_job): sub
                    for sub, key in todo}
         for fut in as_completed(futures):
             outcome = fut.result()
@@ -222,35 +231,50 @@ def _stored(folder: Path, key: str) -> dict | None:
     return results if meta.get("key") == key else None
 
 
-def grade_job(sub: Path, key: str, assignments: list[Assignment], out: Path,
-              policy: SandboxPolicy) -> Outcome:
-    """Grade one student in a child process; store results.json, then grading.json (the key),
-    each atomically, then append the run log line."""
-    student = student_name(sub)
-    work = out / ".work" / student
-    work.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
+def job_timeout(assignments: list[Assignment]) -> float:
+    return JOB_TIMEOUT_FACTOR * sum(2 * a.run_timeout for a in assignments) + 60
+
+
+def run_job(sub: Path, names: list[str], policy: SandboxPolicy, work: Path, timeout: float,
+            env: dict[str, str] | None = None) -> tuple[dict | None, str | None]:
+    """Run `python -m autograder.bulk_job` on one submission in a child process that dies with
+    this one, with TMPDIR=work: (results.json, None), or (None, a one-line error)."""
     cmd = [sys.executable, "-m", "autograder.bulk_job", str(sub.resolve()),
            "--isolation", policy.mode, "--backend", policy.backend, "--parent", str(os.getpid())]
-    for a in assignments:
-        cmd += ["--assignment", a.name]
-    timeout = JOB_TIMEOUT_FACTOR * sum(2 * a.run_timeout for a in assignments) + 60
+    for name in names:
+        cmd += ["--assignment", name]
     # One temporary folder for all of this run's jobs (never one per job: the sandbox's uid
     # slots are locked under TMPDIR, and jobs must see each other's locks).
-    env = {**os.environ, "TMPDIR": str(work.parent.resolve())}
+    env = {**os.environ, **(env or {}), "TMPDIR": str(work.resolve())}
     try:
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL)
         if proc.returncode != 0:
             tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-            return Outcome(student, None, error=f"grading failed: {tail}")
-        results = json.loads(proc.stdout.strip().splitlines()[-1])
+            return None, f"grading failed: {tail}"
+        return json.loads(proc.stdout.strip().splitlines()[-1]), None
     except subprocess.TimeoutExpired:
-        return Outcome(student, None, error=f"grading took longer than {timeout:.0f} s")
+        return None, f"grading took longer than {timeout:.0f} s"
     except (ValueError, IndexError) as e:
-        return Outcome(student, None, error=f"grading printed no result ({e})")
+        return None, f"grading printed no result ({e})"
+
+
+def grade_job(sub: Path, key: str, assignments: list[Assignment], out: Path,
+              policy: SandboxPolicy, run: Callable = run_job) -> Outcome:
+    """Grade one student with `run` (run_job's signature: a child process here, or a Dask
+    worker); store results.json, then grading.json (the key), each atomically, then append the
+    run log line."""
+    student = student_name(sub)
+    work = out / ".work" / student
+    work.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    try:
+        results, error = run(sub, [a.name for a in assignments], policy, work.parent,
+                             job_timeout(assignments))
     finally:
         shutil.rmtree(work, ignore_errors=True)  # stays empty; .work is cleared at the end
+    if error is not None:
+        return Outcome(student, None, error=error)
     target = out / student
     target.mkdir(parents=True, exist_ok=True)
     write_atomic(target / "results.json", (json.dumps(results, indent=2) + "\n").encode())

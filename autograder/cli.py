@@ -1,4 +1,4 @@
-"""Command line: `python -m autograder {check,grade,bulk,goldens,examples,release,demo,selftest}`.
+"""Command line: `python -m autograder {check,grade,bulk,gradescope,goldens,examples,release,demo,selftest}`.
 
 This module only parses arguments and prints: grading is `service.grade` / `service.check`,
 with one `SandboxPolicy` made here from --isolation and --backend.
@@ -67,10 +67,23 @@ def cmd_bulk(args: argparse.Namespace) -> int:
 
     try:
         run_bulk(Path(args.folder), args.assignment, Path(args.out), args.jobs, _policy(args),
-                 force=args.force)
+                 force=args.force, dask=args.dask)
     except BulkError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    return 0
+
+
+def cmd_gradescope(args: argparse.Namespace) -> int:
+    """Write a Gradescope autograder zip (setup.sh, run_autograder, engine, tests, goldens)."""
+    from .gradescope_export import ExportError, build_zip
+
+    try:
+        path = build_zip(load(args.assignment), Path(args.out))
+    except ExportError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}: upload it as the assignment's autograder (Ubuntu 22.04 base image)")
     return 0
 
 
@@ -198,8 +211,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out", default="out/bulk")
     p.add_argument("--force", action="store_true", help="regrade every submission")
+    p.add_argument("--dask", metavar="SCHEDULER", help="run the jobs on this Dask cluster "
+                   "(tcp://host:port; workers see the same paths and run this engine)")
     add_policy_options(p)
     p.set_defaults(fn=cmd_bulk)
+    p = sub.add_parser("gradescope", help="write a Gradescope autograder zip (instructors)")
+    p.add_argument("assignment")
+    p.add_argument("--out", default="out/autograder.zip")
+    p.set_defaults(fn=cmd_gradescope)
     p = sub.add_parser("goldens", help="regenerate goldens from solutions/ (instructors)")
     p.add_argument("assignments", nargs="*")
     add_policy_options(p)

@@ -1,0 +1,171 @@
+"""The Gradescope autograder zip on the toy course: nothing that gives answers away inside, and
+run_autograder, run against a local folder laid out like Gradescope's /autograder, writes a
+schema-valid results.json whose scores equal service.grade's on the same submission."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+import zipfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from autograder import cli, service
+from autograder.assignments import discover
+from autograder.gradescope_export import requirements, zip_contents
+from autograder.report import SCHEMA_PATH
+from autograder.sandbox import ENV_DISABLE, SandboxPolicy, report_lines
+from autograder.starter import BEGIN, END, without_markers
+
+TOY = Path(__file__).parent / "toy_course"
+SOLUTION = (TOY / "solutions" / "toy" / "__init__.py").read_text()
+STARTER = (TOY / "starter" / "toy" / "__init__.py").read_text()
+
+
+def solution_bodies(text: str) -> list[str]:
+    """The reference code between each BEGIN/END SOLUTION marker pair, marker lines left out."""
+    pattern = rf"^[ \t]*{re.escape(BEGIN)}\n(.*?)^[ \t]*{re.escape(END)}$"
+    return [m.group(1) for m in re.finditer(pattern, text, re.S | re.M)]
+
+
+@pytest.fixture
+def built(toy_course, tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(toy_course))
+    out = tmp_path / "autograder.zip"
+    assert cli.main(["gradescope", "toy", "--out", str(out)]) == 0
+    return out
+
+
+def test_zip_has_engine_tests_goldens_and_no_answers(built):
+    with zipfile.ZipFile(built) as zf:
+        names = zf.namelist()
+        texts = {n: zf.read(n).decode("utf-8", "replace") for n in names}
+        modes = {n: zf.getinfo(n).external_attr >> 16 for n in names}
+    assert {"setup.sh", "run_autograder", "requirements.txt", "autograder/service.py",
+            "tests/toy/goldens/public.json", "tests/toy/goldens/hidden.json",
+            "tests/toy/hidden/test_more.py", "tests/toy/checks.py"} <= set(names)
+    assert not [n for n in names if n.startswith("solutions/")
+                or ("MUTANTS" in n.upper() and not n.startswith("autograder/"))
+                or (n.endswith(".toml") and n != "tests/toy/assignment.toml")]
+    bodies = solution_bodies(SOLUTION)
+    assert len(bodies) == 3 and "return sum(xs) / len(xs)" in bodies[1]
+    leaks = [(n, b) for n, t in texts.items() for b in bodies if b in t]
+    assert leaks == [], f"reference code inside the zip: {leaks}"
+    # the mutants' code: none (the goldens keep each mutant's name, hint and recorded values:
+    # the trusted parent's misconception feedback)
+    edits = [e["new"] for m in tomllib.loads((TOY / "solutions/mutants/toy.toml").read_text())
+             ["mutants"] for e in m["edits"]]
+    assert len(edits) == 2 and not [e for e in edits for t in texts.values() if e in t]
+    assert modes["run_autograder"] & 0o111 and modes["setup.sh"] & 0o111
+    # the shell scripts: they parse, stop at the first error, and install the exact pins
+    for script in ("setup.sh", "run_autograder"):
+        assert texts[script].startswith("#!/usr/bin/env bash\n")
+        assert "set -euo pipefail" in texts[script]
+        bash = subprocess.run(["bash", "-n"], input=texts[script], text=True,
+                              capture_output=True, timeout=30)
+        assert bash.returncode == 0, bash.stderr
+    if shutil.which("shellcheck"):  # Debian's shellcheck, where installed
+        with tempfile.TemporaryDirectory() as tmp:
+            for script in ("setup.sh", "run_autograder"):
+                Path(tmp, script).write_text(texts[script])
+            check = subprocess.run(["shellcheck", "setup.sh", "run_autograder"], cwd=tmp,
+                                   capture_output=True, text=True, timeout=60)
+            assert check.returncode == 0, check.stdout
+    assert "bubblewrap" in texts["setup.sh"] and "python3.11 -m venv" in texts["setup.sh"]
+    assert '-r "$ROOT/source/requirements.txt"' in texts["setup.sh"]
+    assert texts["requirements.txt"] == requirements()
+    assert "torch==2.13.0\n" in texts["requirements.txt"]
+    assert all("==" in line for line in texts["requirements.txt"].splitlines())
+
+
+def test_no_zip_of_the_course_holds_reference_code():
+    """Every assignment of the real course (contents only, nothing graded): no solution body, and
+    no solution region left in what reaches the sandboxed child (common.py, the test files)."""
+    found = discover()
+    assert len(found) >= 8
+    for a in found:
+        files = {n: d.decode("utf-8", "replace") for n, d in zip_contents(a).items()}
+        assert f"tests/{a.name}/goldens/hidden.json" in files
+        assert not [n for n in files if n.startswith("solutions/") or "crosscheck_" in n]
+        bodies = [b for p in sorted((a.solutions / a.package).rglob("*.py"))
+                  for b in solution_bodies(p.read_text())]
+        assert bodies, a.name
+        leaks = [(n, b[:40]) for n, t in files.items() for b in bodies if b in t]
+        assert leaks == [], f"{a.name}: reference code inside its zip: {leaks}"
+        child_side = [n for n in files if n.startswith(f"tests/{a.name}/")
+                      and n.endswith(".py") and not n.endswith("/checks.py")]
+        assert child_side and not [n for n in child_side if BEGIN in files[n]]
+
+
+def run_autograder(zip_path: Path, root: Path, submission: str | None,
+                   disable: str = "") -> dict:
+    """Unpack the zip into root/source, put the toy package with `submission` as its
+    __init__.py into root/submission (none: nothing submitted), run run_autograder with this
+    venv's python and return results.json."""
+    with zipfile.ZipFile(zip_path) as zf:
+        zf.extractall(root / "source")
+    (root / "submission").mkdir(parents=True)
+    if submission is not None:
+        (root / "submission" / "toy").mkdir()
+        (root / "submission" / "toy" / "__init__.py").write_text(submission)
+    (root / "results").mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("TRAINING_SYSTEMS_ROOT", ENV_DISABLE)}
+    env |= {"AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable}
+    if disable:
+        env[ENV_DISABLE] = disable
+    done = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, cwd="/",
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"engine: {root / 'source' / 'autograder'}\n" in done.stdout  # the zip's engine ran
+    results = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(results, json.loads(SCHEMA_PATH.read_text()))
+    return results
+
+
+def scores(results: dict) -> dict[str, float]:
+    return {t["name"]: t["score"] for t in results["tests"]}
+
+
+@pytest.mark.parametrize("who", ["reference", "starter"])
+def test_run_autograder_in_a_gradescope_layout_equals_service_grade(built, tmp_path,
+                                                                    monkeypatch, who):
+    source = without_markers(SOLUTION) if who == "reference" else STARTER
+    disable = "namespaces" if who == "starter" else ""  # a layer Gradescope's container lacks
+    got = run_autograder(built, tmp_path / "autograder", source, disable)
+    sub = tmp_path / "direct"
+    (sub / "toy").mkdir(parents=True)
+    (sub / "toy" / "__init__.py").write_text(source)
+    if disable:
+        monkeypatch.setenv(ENV_DISABLE, disable)
+    policy = SandboxPolicy.create("auto")
+    want = service.grade(sub, ["toy"], policy).gradescope()
+    assert got["max_score"] == want["max_score"] == 7
+    assert got["score"] == want["score"] == (7 if who == "reference" else 0)
+    assert scores(got) == scores(want) and len(scores(got)) >= 3
+    warnings = report_lines(policy)
+    if disable:
+        assert warnings and "missing layer 'namespaces'" in warnings[0]
+    assert all(line in got["output"] for line in warnings)  # loud, as --isolation auto is
+
+
+def test_nothing_submitted_is_a_zero_with_the_max_score(built, tmp_path):
+    got = run_autograder(built, tmp_path / "autograder", None)
+    assert got["score"] == 0 and got["max_score"] == 7
+    assert "toy" in got["output"] and all(t["score"] == 0 for t in got["tests"])
+
+
+def test_missing_goldens_is_one_line(toy_course, tmp_path, monkeypatch, capsys):
+    course = tmp_path / "course"
+    shutil.copytree(toy_course, course)
+    shutil.rmtree(course / "tests" / "toy" / "goldens")
+    monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(course))
+    assert cli.main(["gradescope", "toy", "--out", str(tmp_path / "a.zip")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: toy: no public goldens") and err.count("\n") == 1
+    assert not (tmp_path / "a.zip").exists()
