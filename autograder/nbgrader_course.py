@@ -13,16 +13,17 @@ notebook holds
     nbgrader's partial-credit convention (a grade cell whose result is a number scores that
     number). It prints the task's public failures with their hints; hidden tests appear only as
     a count and the points they cost.
+Before the notebook runs, autograde restores the read-only cells and drops any code cell the
+student added (nbgrader_preprocessor.DropAddedCodeCells, registered in nbgrader_config.py).
 """
 
 from __future__ import annotations
 
+import pprint
 import shutil
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-
-import nbformat
 
 from . import service
 from .assignments import VISIBILITIES, Assignment, course_root, discover, load
@@ -94,12 +95,14 @@ class LabGrade:
         for problem in self.problems:
             print("problem:", problem.splitlines()[0])
         public = [t for t in tests if t.visibility == "public" and not t.passed]
+        shown: set[str] = set()
         for t in public[:MAX_SHOWN]:
             print(f"\nFAILED {t.id} ({t.max_points:g} points)")
             for line in (t.message or "failed").splitlines():
                 print("   ", line)
             for hint in t.hints:
-                print("    Hint:", hint)
+                print("    Hint:", hint if hint not in shown else "(the same as above)")
+                shown.add(hint)
         if len(public) > MAX_SHOWN:
             print(f"\n... and {len(public) - MAX_SHOWN} more public tests failed")
         hidden = [t for t in tests if t.visibility == "hidden"]
@@ -142,8 +145,11 @@ def _nbgrader(cell, grade_id: str, *, grade: bool, solution: bool, locked: bool,
     return cell
 
 
-def lab_notebook(assignment: Assignment, questions: list[dict]) -> nbformat.NotebookNode:
-    """The source notebook of one assignment (nbgrader metadata included)."""
+def lab_notebook(assignment: Assignment, questions: list[dict]):
+    """The source notebook (an nbformat NotebookNode) of one assignment, nbgrader metadata
+    included."""
+    import nbformat  # here, not at the top: the notebook's kernel imports grade_lab only
+
     v4 = nbformat.v4
     handout = next(iter(sorted((assignment.root / "assignments").glob(f"{assignment.number:02d}_*"))),
                    None)
@@ -197,7 +203,16 @@ def config_text(assignments: list[Assignment], package_files: dict[str, list[str
         "c = get_config()  # noqa: F821",
         f"c.CourseDirectory.course_id = {COURSE_ID!r}",
         "# the student's package is theirs: autograde must not put the starter back over it",
-        f"c.Autograde.exclude_overwriting = {package_files!r}",
+        "c.Autograde.exclude_overwriting = "
+        + pprint.pformat(package_files, width=96, compact=True, sort_dicts=False),
+        "# only the course's code cells run: a cell the student added could rebind `lab`",
+        "from nbgrader.preprocessors import (CheckCellMetadata, ClearOutput, DeduplicateIds,",
+        "                                    OverwriteCells, OverwriteKernelspec)",
+        "",
+        "from autograder.nbgrader_preprocessor import DropAddedCodeCells",
+        "",
+        "c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec,",
+        "                                      OverwriteCells, DropAddedCodeCells, CheckCellMetadata]",
         "# the setup cell runs the whole engine (it enforces its own time limits)",
         f"c.Execute.timeout = {timeout}",
         "c.Execute.interrupt_on_timeout = True",
@@ -214,6 +229,8 @@ def build_course(out: Path, names: list[str] | None = None, root: Path | None = 
     chosen = [load(n, root) for n in names] if names else discover(root)
     if not chosen:
         raise CourseError(f"no assignments found under {root}/tests")
+    import nbformat
+
     questions = written_questions(root)
     out = Path(out)
     for a in chosen:

@@ -66,11 +66,20 @@ def _venv_path() -> str:
     return os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
 
 
-def _answer(notebook: Path, text: str) -> None:
+def _answer(notebook: Path, text: str, forge: bool = False) -> None:
+    """Write `text` into every answer cell; with `forge`, also add a code cell before the first
+    task cell that rebinds `lab` to claim full marks (autograde must drop it)."""
     nb = nbformat.read(notebook, as_version=4)
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("solution"):
             cell.source = text
+    if forge:
+        points = {t.number: t.points for t in tasks_of(load(ASSIGNMENT))}
+        first = next(i for i, c in enumerate(nb.cells)
+                     if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("task_"))
+        nb.cells.insert(first, nbformat.v4.new_code_cell(
+            f"class Forged:\n    def task(self, number):\n        return {points!r}[number]\n\n"
+            "lab = Forged()"))
     nbformat.write(nb, notebook)
 
 
@@ -93,7 +102,8 @@ def _run_course(tmp: Path) -> tuple[Path, dict[str, Path]]:
             shutil.rmtree(home / a.package)
             materialize(a, next(m for m in load_mutants(a) if m.name == BROKEN), home)
         if student != "starter":
-            _answer(home / f"{ASSIGNMENT}.ipynb", f"{student}'s answer: gradients add up.")
+            _answer(home / f"{ASSIGNMENT}.ipynb", f"{student}'s answer: gradients add up.",
+                    forge=student == "partial")
         packages[student] = tmp / "packages" / student
         shutil.copytree(home / a.package, packages[student] / a.package)
     _nbgrader(course, env, "autograde", ASSIGNMENT)
