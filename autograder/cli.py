@@ -134,7 +134,7 @@ def cmd_nbgrader(args: argparse.Namespace) -> int:
 
     try:
         out = build_course(Path(args.out), args.assignments or None)
-    except CourseError as e:
+    except (CourseError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(f"nbgrader course written to {out} (cd there; nbgrader generate_assignment <a>)")

@@ -24,6 +24,7 @@ import shutil
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 from . import service
 from .assignments import VISIBILITIES, Assignment, course_root, discover, load
@@ -33,7 +34,8 @@ from .store import load_stores
 COURSE_ID = "training-systems"
 QUESTIONS_FILE = "solutions/written_questions.toml"
 SETUP_CELL_ID = "engine_grade"
-KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+KERNELSPEC = MappingProxyType({"name": "python3", "display_name": "Python 3 (ipykernel)",
+                               "language": "python"})
 MAX_SHOWN = 6  # public failures printed per task
 
 
