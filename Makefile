@@ -7,7 +7,7 @@ OUT     ?= out
 JOBS    ?= 2
 ONLY    ?=          # goldens/selftest: limit to these assignments (default: all)
 
-.PHONY: setup demo test check grade goldens selftest bench lint clean docker-cpu docker-gpu docker-serve starter release
+.PHONY: setup demo test check grade goldens selftest bench lint clean docker-cpu docker-gpu docker-serve starter release nbgrader
 
 setup: $(STAMP)
 
@@ -54,6 +54,9 @@ gradescope: setup   # Gradescope autograder zip for assignment A: $(OUT)/autogra
 
 release: setup
 	$(PY) -m autograder release $(OUT)/release
+
+nbgrader: setup   # an nbgrader course (lab notebooks + nbgrader_config.py) in $(OUT)/nbgrader
+	$(PY) -m autograder nbgrader $(OUT)/nbgrader $(ONLY)
 
 lint: setup
 	$(PY) -m ruff check autograder tests solutions starter bench assignments

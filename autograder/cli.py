@@ -1,4 +1,5 @@
-"""Command line: `python -m autograder {check,grade,bulk,gradescope,goldens,examples,release,demo,selftest}`.
+"""Command line: `python -m autograder {check,grade,bulk,gradescope,goldens,examples,release,nbgrader,demo,
+selftest}`.
 
 This module only parses arguments and prints: grading is `service.grade` / `service.check`,
 with one `SandboxPolicy` made here from --isolation and --backend.
@@ -141,6 +142,19 @@ def cmd_release(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_nbgrader(args: argparse.Namespace) -> int:
+    """Write the nbgrader course: source/<a>/<a>.ipynb per assignment and nbgrader_config.py."""
+    from .nbgrader_course import CourseError, build_course
+
+    try:
+        out = build_course(Path(args.out), args.assignments or None)
+    except (CourseError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"nbgrader course written to {out} (cd there; nbgrader generate_assignment <a>)")
+    return 0
+
+
 def cmd_selftest(args: argparse.Namespace) -> int:
     """The course self-test for the named assignments (default: all)."""
     from .selftest import run_selftest
@@ -228,6 +242,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("release", help="write the student release (instructors)")
     p.add_argument("dest")
     p.set_defaults(fn=cmd_release)
+    p = sub.add_parser("nbgrader", help="write an nbgrader course from the assignments "
+                                        "(instructors)")
+    p.add_argument("out")
+    p.add_argument("assignments", nargs="*", help="only these (default: all)")
+    p.set_defaults(fn=cmd_nbgrader)
     p = sub.add_parser("demo", help="grade the bundled example submissions")
     p.add_argument("--out", default="out/demo", help="folder for the results (default: out/demo)")
     add_policy_options(p)
