@@ -19,7 +19,7 @@ from .grading import AssignmentGrade, grade_submission_root
 from .mutants import Mutant, load_mutants, materialize
 from .report import SCHEMA_PATH, results_json
 from .sandbox import SandboxPolicy
-from .store import load_store
+from .store import MutantValues, load_store
 from .tasks import task_of_file
 
 
@@ -50,32 +50,61 @@ def starter_problems(assignment: Assignment, policy: SandboxPolicy | None = None
     return problems
 
 
+PROBE_TESTS = 2  # tests a self-test run grades per mutant (more only when these do not catch it)
+
+
 def mutant_problems(assignment: Assignment, mutant: Mutant,
                     policy: SandboxPolicy | None = None) -> list[str]:
-    """The mutant, graded on the tests the goldens say it fails (each a real graded run of
-    those tests), must lose points there with its hint firing. Failing one test is enough to
-    lose points in the full suite, so only those tests are run (the full suite's run is the
-    golden generation's); a test it no longer fails shows up here as 'not caught'."""
-    fails = frozenset(t for vis in VISIBILITIES
-                      for t in _stored_fails(assignment, vis, mutant.name))
-    if not fails:
+    """The mutant, graded for real on a few of the tests the goldens say it fails, must lose
+    points there with its hint firing. Losing points on one test is losing points in the full
+    suite, so the self-test grades only `probe_tests` (the golden generation ran it on every
+    test); when they do not catch it, every test it is recorded to fail is graded, and that
+    run's verdict is the answer ('not caught' then means the goldens are stale)."""
+    probe = probe_tests(assignment, mutant)
+    if not probe:
         return [f"mutant {mutant.name}: the goldens record no test it fails (a new mutant? "
                 f"run `make goldens ONLY={assignment.name}`)"]
-    with tempfile.TemporaryDirectory() as tmp:
-        grade = grade_submission_root(assignment, materialize(assignment, mutant, Path(tmp)),
-                                      policy=policy, ids=fails)
-    problems = []
-    if grade.score >= grade.max_score:
-        problems.append(f"mutant {mutant.name} is not caught: it scores full marks")
-    elif not any(mutant.hint in t.hints for t in grade.tests if not t.passed):
-        failed = [t.id for t in grade.tests if not t.passed]
-        problems.append(f"mutant {mutant.name} is caught by {failed} but its hint never fires")
+    problems = _graded_mutant_problems(assignment, mutant, probe, policy)
+    fails = frozenset(t for vis in VISIBILITIES
+                      for t in _stored(assignment, vis, mutant).fails)
+    if problems and fails != probe:
+        problems = _graded_mutant_problems(assignment, mutant, fails, policy)
     return problems
 
 
-def _stored_fails(assignment: Assignment, visibility: str, mutant: str) -> tuple[str, ...]:
-    stored = load_store(assignment, visibility).mutants.get(mutant)
-    return stored.fails if stored is not None else ()
+def probe_tests(assignment: Assignment, mutant: Mutant) -> frozenset[str]:
+    """Up to PROBE_TESTS tests, of one visibility, where the goldens hold the mutant's wrong
+    values (where its hint can fire), those with the smallest time limit first; when it has
+    values nowhere, every test it is recorded to fail."""
+    ranked = []
+    for vis in VISIBILITIES:
+        store = load_store(assignment, vis)
+        for test_id in _stored(assignment, vis, mutant).values:
+            limit = store.tests[test_id].timeout or assignment.test_timeout
+            ranked.append((limit, vis != "public", test_id, vis))
+    if not ranked:
+        return frozenset(t for vis in VISIBILITIES for t in _stored(assignment, vis, mutant).fails)
+    ranked.sort()
+    first_vis = ranked[0][3]
+    return frozenset([r[2] for r in ranked if r[3] == first_vis][:PROBE_TESTS])
+
+
+def _graded_mutant_problems(assignment: Assignment, mutant: Mutant, ids: frozenset[str],
+                            policy: SandboxPolicy | None) -> list[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        grade = grade_submission_root(assignment, materialize(assignment, mutant, Path(tmp)),
+                                      policy=policy, ids=ids)
+    if grade.score >= grade.max_score:
+        return [f"mutant {mutant.name} is not caught by {sorted(ids)}: full marks there"]
+    if not any(mutant.hint in t.hints for t in grade.tests if not t.passed):
+        failed = [t.id for t in grade.tests if not t.passed]
+        return [f"mutant {mutant.name} is caught by {failed} but its hint never fires"]
+    return []
+
+
+def _stored(assignment: Assignment, visibility: str, mutant: Mutant) -> MutantValues:
+    return load_store(assignment, visibility).mutants.get(mutant.name) or MutantValues(
+        mutant.name, mutant.hint)
 
 
 def uncaught_tests(assignment: Assignment) -> list[str]:

@@ -11,6 +11,7 @@ belong), then truncates or corrupts them; and folder trees of the same pieces. D
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import shutil
@@ -74,11 +75,13 @@ def mutate(data: bytes, how) -> bytes:
     return data + how[1] if how[0] == "append" else data
 
 
-def passing_run(assignment, impl_root, visibilities=("public", "hidden"), policy=None, task=None):
-    """Stands in for the sandboxed run: every test passes (the staged package must exist)."""
+def passing_run(assignment, impl_root, visibilities=("public", "hidden"), policy=None, task=None,
+                ids=None):
+    """Stands in for grading.grade_staged (same signature): every test passes (the staged
+    package must exist)."""
     assert (impl_root / assignment.package / "__init__.py").is_file()
     tests = [grading.TestResult(assignment.name, i, t.file, vis, t.points, True, task=t.task)
-             for vis, s in grading.task_stores(assignment, visibilities, task).items()
+             for vis, s in grading.task_stores(assignment, visibilities, task, ids).items()
              for i, t in s.tests.items()]
     return grading.AssignmentGrade(assignment, tests)
 
@@ -86,6 +89,8 @@ def passing_run(assignment, impl_root, visibilities=("public", "hidden"), policy
 @pytest.fixture
 def intake_env(toy_course, monkeypatch):
     monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(toy_course))
+    real = inspect.signature(grading.grade_staged).parameters
+    assert list(inspect.signature(passing_run).parameters) == list(real), "stand-in drifted"
     monkeypatch.setattr(grading, "grade_staged", passing_run)
     return SandboxPolicy.create("none"), json.loads(SCHEMA_PATH.read_text())
 
