@@ -126,8 +126,10 @@ def task_problems(assignment: Assignment) -> list[str]:
             if task_of_file(f) is None]
 
 
-def goldens_problems(assignment: Assignment, policy: SandboxPolicy | None = None) -> list[str]:
-    return [f"stale goldens ({p}); run `make goldens`" for p in stale_report(assignment, policy)]
+def goldens_problems(assignment: Assignment, policy: SandboxPolicy | None = None,
+                     replay: bool = True) -> list[str]:
+    return [f"stale goldens ({p}); run `make goldens`"
+            for p in stale_report(assignment, policy, replay)]
 
 
 def run_selftest(assignment: Assignment, policy: SandboxPolicy | None = None) -> bool:

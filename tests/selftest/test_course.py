@@ -18,7 +18,8 @@ def test_the_course_has_assignments():
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS, ids=lambda a: a.name)
 def test_goldens_are_fresh(assignment):
-    assert selftest.goldens_problems(assignment) == []
+    # the solution replayed against the committed goldens is test_solutions_score_full_marks
+    assert selftest.goldens_problems(assignment, replay=False) == []
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS, ids=lambda a: a.name)

@@ -94,7 +94,7 @@ def test_dockerfiles_are_hadolint_clean():
 
 @pytest.mark.parametrize("example, assignment", [
     ("complete", "minigrad"), ("classic-bugs", "minigrad"), ("starter", "minigrad"),
-    ("broken", "minigrad"), ("complete", "ddp"), ("classic-bugs", "ddp")])
+    ("broken", "minigrad"), ("classic-bugs", "ddp")])
 def test_examples_score_the_same_in_containers(example, assignment, engine):
     """A bundled example, graded through containers, scores what the host backend gives, test
     by test (minigrad: pure Python; ddp: torch.distributed on gloo, /dev/shm in the container)."""
