@@ -13,7 +13,7 @@ setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv .venv
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,instructor]'
 	@bash .ci/system-packages.sh
 	@touch $(STAMP)
 
