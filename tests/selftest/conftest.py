@@ -22,3 +22,17 @@ def toy_course(tmp_path_factory) -> Path:
 @pytest.fixture
 def toy(toy_course) -> Assignment:
     return load("toy", toy_course)
+
+
+@pytest.fixture
+def toy_env(toy_course, tmp_path, monkeypatch) -> Path:
+    """A copy of the toy course with generous timeouts, as the course root: a class run on a
+    loaded machine must not turn a slow test into a lost point (bulk comparisons need equal
+    grades)."""
+    root = tmp_path / "course"
+    shutil.copytree(toy_course, root)
+    toml = root / "tests" / "toy" / "assignment.toml"
+    toml.write_text(toml.read_text().replace("test_timeout = 3", "test_timeout = 120")
+                    .replace("run_timeout = 60", "run_timeout = 600"))
+    monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(root))
+    return root

@@ -37,17 +37,6 @@ def bulk(subs: Path, out: Path, *extra: str) -> None:
     assert cli.main(["bulk", str(subs), "--jobs", "2", "--out", str(out), *extra]) == 0
 
 
-@pytest.fixture
-def toy_env(toy_course, tmp_path, monkeypatch):
-    """A copy of the toy course with generous timeouts: a class run on a loaded machine must
-    not turn a slow test into a lost point (the comparisons below need the same grades)."""
-    root = tmp_path / "course"
-    shutil.copytree(toy_course, root)
-    toml = root / "tests" / "toy" / "assignment.toml"
-    toml.write_text(toml.read_text().replace("test_timeout = 3", "test_timeout = 120")
-                    .replace("run_timeout = 60", "run_timeout = 600"))
-    monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(root))
-    return root
 
 
 def test_resume_by_content_force_and_run_log(toy_env, tmp_path):
