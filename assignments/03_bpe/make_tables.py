@@ -2,7 +2,6 @@
 
     .venv/bin/python assignments/03_bpe/make_tables.py            # rewrite the generated blocks
     .venv/bin/python assignments/03_bpe/make_tables.py --check    # exit 1 if the handout is stale
-    .venv/bin/python assignments/03_bpe/make_tables.py --timings  # also re-measure training time
 
 Blocks (see assignments/handout_blocks.py):
 - bpe-first-merges: the first eight merges of the worked example (`train_bpe`, 264 tokens);
@@ -11,9 +10,8 @@ Blocks (see assignments/handout_blocks.py):
   generated multilingual corpus (tests/bpe/common.py `corpus`, seed 0) under growing vocabularies.
   BPE training is greedy, so the first k merges of one training run are what training to
   256 + k tokens gives: one run serves every row;
-- timing-bpe-train (only with --timings; machine-dependent, so the self-test checks it only for
-  presence): train_bpe on bench/bench_bpe.py's ~1 MB corpus to 1,000 merges, against HF
-  tokenizers, taken from bench/results.json (run `make bench` first) or measured now.
+- bench-bpe-train: train_bpe on bench/bench_bpe.py's ~1 MB corpus to 1,000 merges, against HF
+  tokenizers, from the row of bench/results.json (the committed `make bench`), compared exactly.
 """
 
 from __future__ import annotations
@@ -101,23 +99,18 @@ def vocab_table() -> str:
 
 
 def training_time() -> str:
-    """From the train_bpe row of bench/results.json (the last `make bench`), else measured now
-    with bench/bench_bpe.py's measure()."""
-    results = ROOT / "bench" / "results.json"
-    rows = json.loads(results.read_text())["rows"] if results.exists() else []
-    rows = [r for r in rows if r["group"] == "bpe" and r["what"].startswith("train_bpe")
+    """From the train_bpe row of bench/results.json (the last `make bench`): checked exactly by
+    --check, so the handout changes whenever a new `make bench` is committed."""
+    results = json.loads((ROOT / "bench" / "results.json").read_text(encoding="utf-8"))
+    rows = [r for r in results["rows"] if r["group"] == "bpe" and r["what"].startswith("train_bpe")
             and r["ratio"] is not None]
-    if rows:
-        r, when = rows[0], json.loads(results.read_text())["date"]
-        return (f"{r['what']}: {r['ours']:.1f} s, {r['ratio']:.1f}× the time of Hugging Face "
-                f"`tokenizers`' Rust trainer measured in the same run (`make bench`, {when}; the "
-                f"machine and its load change both figures, the ratio less)")
-    bench = load_module(ROOT / "bench" / "bench_bpe.py", "bench_bpe_for_handout")
-    m = bench.measure(str(ROOT / "solutions"))
-    return (f"train_bpe, {m['n_bytes'] / 1e6:.2f} MB generated text to {m['merges']:,} merges: "
-            f"{m['train']:.1f} s, {m['train'] / m['train_hf']:.1f}× the time of Hugging Face "
-            f"`tokenizers`' Rust trainer measured in the same run (bench/bench_bpe.py; the "
-            f"machine and its load change both figures, the ratio less)")
+    if not rows:
+        raise SystemExit("bench/results.json has no measured train_bpe row: run `make bench`")
+    r = rows[0]
+    return (f"{r['what']}: {r['ours']:.2f} s, {r['ratio']:.1f}× the time of Hugging Face "
+            f"`tokenizers`' Rust trainer ({r['peer']:.2f} s) measured in the same run (`make bench`, "
+            f"{results['date']}, {results['machine']}; the machine and its load change both "
+            f"figures, the ratio less)")
 
 
 def load_module(path: Path, name: str):
@@ -132,12 +125,9 @@ def load_fixtures():
 
 
 def generate(timings: bool) -> dict[str, str]:
-    blocks = {"bpe-first-merges": first_merges(), "bpe-strawberry": strawberry(),
-              "bpe-vocab-table": vocab_table()}
-    if timings:
-        blocks["timing-bpe-train"] = training_time()
-    return blocks
+    return {"bpe-first-merges": first_merges(), "bpe-strawberry": strawberry(),
+            "bpe-vocab-table": vocab_table(), "bench-bpe-train": training_time()}
 
 
 if __name__ == "__main__":
-    sys.exit(main(HERE / "README.md", generate, timing_names=("timing-bpe-train",)))
+    sys.exit(main(HERE / "README.md", generate))

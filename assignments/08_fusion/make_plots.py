@@ -8,7 +8,7 @@
    `zero_shot_classify` picks, for each test image, the best of all 16 captions. Writes
    clip_demo.png (accuracy during training, seen vs held-out pairs, and example images) and
    prints the final accuracies. About 20 s of CPU time (one thread).
-2. The resolution budget: `qwen2vl_num_tokens` for real image sizes, written to token_counts.md.
+(The resolution-budget table is a generated block of the handout: make_tables.py.)
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from torch import nn
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "solutions"))
-from fusion import clip_loss, qwen2vl_num_tokens, qwen2vl_resize, zero_shot_classify
+from fusion import clip_loss, zero_shot_classify
 
 COLOURS = {"red": (0.9, 0.1, 0.1), "green": (0.1, 0.8, 0.2), "blue": (0.15, 0.3, 0.95), "yellow": (0.95, 0.85, 0.1)}
 SHAPES = ["circle", "square", "triangle", "cross"]
@@ -129,20 +129,6 @@ def plot(history, examples, model, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
-SIZES = [("CLIP ViT-L/14 input", 224, 224), ("LLaVA-1.5 input", 336, 336), ("VGA photo", 480, 640),
-         ("720p frame", 720, 1280), ("1080p screenshot", 1080, 1920), ("12 MP phone photo", 3024, 4032),
-         ("4K frame", 2160, 3840), ("A4 page at 300 dpi", 3508, 2480), ("1:100 panorama", 100, 10000),
-         ("tiny icon", 32, 32)]
-
-
-def token_table() -> str:
-    lines = ["| image | height × width | resized to | LM tokens |", "|---|---|---|---|"]
-    for what, h, w in SIZES:
-        rh, rw = qwen2vl_resize(h, w)
-        lines.append(f"| {what} | {h} × {w} | {rh} × {rw} | {qwen2vl_num_tokens(h, w):,} |")
-    return "\n".join(lines) + "\n"
-
-
 def main() -> None:
     torch.set_num_threads(1)
     start = time.perf_counter()
@@ -151,9 +137,6 @@ def main() -> None:
     _, seen, new = history[-1]
     print(f"tiny CLIP after {history[-1][0]} steps: zero-shot accuracy {seen:.1%} on seen pairs, "
           f"{new:.1%} on held-out pairs (chance {1 / len(PAIRS):.1%}); {time.perf_counter() - start:.1f} s")
-    table = token_table()
-    (HERE / "token_counts.md").write_text(table)
-    print(table)
 
 
 if __name__ == "__main__":
