@@ -25,12 +25,11 @@ sys.path.insert(0, str(HERE.parents[1] / "solutions"))
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from handout_blocks import main
-
 import math
 
 import torch
 import torch.nn.functional as F
+from handout_blocks import main
 from make_plots import PAIRS, train_demo
 
 from fusion import clip_loss, qwen2vl_num_tokens, qwen2vl_resize
@@ -93,7 +92,8 @@ def clip_demo() -> str:
     steps, seen, new = history[-1]
     return (f"After {steps:,} steps the model names {seen:.1%} of new pictures of *seen*\n"
             f"pairs correctly and {new:.1%} of pictures of the four *held-out* pairs, against a chance of "
-            f"{1 / len(PAIRS):.1%}\n(1 in {len(PAIRS)}). Above chance on pairs it never saw, because the text side composes")
+            f"{1 / len(PAIRS):.1%}\n(1 in {len(PAIRS)}). Above chance on pairs it never saw, because the "
+            f"text side composes")
 
 
 def generate(timings: bool) -> dict[str, str]:
