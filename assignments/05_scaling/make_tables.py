@@ -7,7 +7,8 @@ Every number is `solutions/scaling` applied to published inputs: Chinchilla's Ap
 (Hoffmann et al., 2022, App. D.2, eq. 10), the Epoch AI refit (Besiroglu et al., 2024), GPT-3's
 175B parameters and 300B tokens (Brown et al., 2020, §2.2) and Chinchilla's 70B and 1.4T (Hoffmann
 et al., 2022, §4). Blocks (see assignments/handout_blocks.py): scaling-exponents,
-scaling-gpt3-table, scaling-gpt3-summary, scaling-inference-table.
+scaling-gpt3-table, scaling-gpt3-summary, scaling-inference-table, scaling-mixed-sweep (an
+isoFLOP sweep of Chinchilla's law whose two smallest budgets used a mix with 0.6 B: Task 6).
 """
 
 from __future__ import annotations
@@ -19,9 +20,18 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "solutions"))
 sys.path.insert(0, str(HERE.parent))
 
+import numpy as np
 from handout_blocks import main
 
-from scaling import ScalingParams, chinchilla_loss, compute_optimal, inference_optimal
+from scaling import (
+    ScalingParams,
+    chinchilla_loss,
+    compute_optimal,
+    fit_power_law,
+    inference_optimal,
+    invalid_sweep_runs,
+    isoflop_minima,
+)
 
 CHINCHILLA = ScalingParams(E=1.69, A=406.4, B=410.7, alpha=0.34, beta=0.28)
 EPOCH = ScalingParams(E=1.82, A=482.0, B=2085.0, alpha=0.348, beta=0.366)
@@ -94,10 +104,39 @@ def inference_table() -> str:
     return "\n".join(lines).replace("e+", "e")
 
 
+def mixed_sweep() -> str:
+    """Seven sizes per budget at 1e18 ... 1e20 FLOPs, on Chinchilla's law; the 1e18 and 3e18 runs
+    on a mix whose data term is 0.6 B. N_opt at 1e24 FLOPs from every vertex and from the clean ones."""
+    budgets, off_mix, target = [1e18, 3e18, 1e19, 3e19, 1e20], {1e18, 3e18}, 1e24
+    other = ScalingParams(CHINCHILLA.E, CHINCHILLA.A, 0.6 * CHINCHILLA.B, CHINCHILLA.alpha, CHINCHILLA.beta)
+    runs = []
+    for C in budgets:
+        law = other if C in off_mix else CHINCHILLA
+        centre = float(compute_optimal(C, law)[0])
+        for N in centre * np.geomspace(1 / 8, 8, 7):
+            runs.append({"C": C, "N": float(N), "loss": float(chinchilla_loss(N, C / (6 * N), law)),
+                         "data_mix": "code-heavy" if C in off_mix else "web-v2"})
+
+    def n_opt(rs):
+        C, N, _ = np.asarray(isoflop_minima([(r["C"], r["N"], r["loss"]) for r in rs]), float).T
+        k, exponent = fit_power_law(C, N)
+        return float(k) * target ** float(exponent), float(exponent)
+
+    bad = invalid_sweep_runs(runs, ["data_mix"])
+    clean = [r for r in runs if r not in bad]
+    (n_all, a_all), (n_clean, a_clean) = n_opt(runs), n_opt(clean)
+    true = float(compute_optimal(target, CHINCHILLA)[0])
+    return (f"On Chinchilla's law, a sweep of 1e18 to 1e20 FLOPs whose two smallest budgets used a mix "
+            f"with a 40 % cheaper data term fits N_opt ∝ C^{a_all:.2f} and predicts {params(n_all)} "
+            f"parameters at 1e24 FLOPs; without the {len(bad)} off-mix runs it fits C^{a_clean:.2f} and "
+            f"predicts {params(n_clean)}, where the law's optimum is {params(true)}: the mixed sweep is "
+            f"off by {true / n_all:.1f}×")
+
+
 def generate(timings: bool) -> dict[str, str]:
     return {"scaling-exponents": exponents(), "scaling-gpt3-table": gpt3_table().replace("e+", "e"),
             "scaling-gpt3-summary": gpt3_summary().replace("e+", "e"),
-            "scaling-inference-table": inference_table()}
+            "scaling-inference-table": inference_table(), "scaling-mixed-sweep": mixed_sweep()}
 
 
 if __name__ == "__main__":

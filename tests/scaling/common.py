@@ -69,3 +69,28 @@ def isoflop_sweep(rng, budgets, sizes_per_budget=9, noise=1e-3, spread=0.5, span
             runs.append([float(C), float(N), float(loss)])
     order = rng.permutation(len(runs))
     return [runs[j] for j in order]
+
+
+def mixed_isoflop_sweep(rng, budgets, off_mix_budgets, sizes_per_budget=7, noise=0.0):
+    """An isoFLOP sweep as run dicts {"id", "C", "N", "loss", "tokenizer", "data_mix"} in which the
+    runs at the budgets listed in off_mix_budgets were trained on another data mix: their losses
+    follow a second law whose data term is cheaper (0.6 B: each token teaches more, so its optimum
+    sits at larger N), as a
+    code-heavy or filtered mix can. Returns (runs, main_law) with main_law = [E, A, B, alpha, beta]."""
+    main = random_law(rng, E=(1.6, 1.9), A=(300, 500), B=(600, 2000), alpha=(0.3, 0.38),
+                      beta=(0.26, 0.34))
+    other = [main[0], main[1], main[2] * 0.6, main[3], main[4]]
+    runs = []
+    for C in budgets:
+        E, A, B, alpha, beta = other if C in off_mix_budgets else main
+        G = (alpha * A / (beta * B)) ** (1 / (alpha + beta))
+        centre = G * (C / 6) ** (beta / (alpha + beta))
+        for N in centre * np.geomspace(1 / 8, 8, sizes_per_budget):
+            D = C / (6 * N)
+            loss = (E + A / N**alpha + B / D**beta) * np.exp(noise * rng.normal())
+            runs.append({"C": float(C), "N": float(N), "loss": float(loss), "tokenizer": "bpe-32k",
+                         "data_mix": "code-heavy" if C in off_mix_budgets else "web-v2"})
+    runs = [runs[j] for j in rng.permutation(len(runs))]
+    for i, run in enumerate(runs):
+        run["id"] = i
+    return runs, main
