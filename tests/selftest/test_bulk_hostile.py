@@ -85,11 +85,12 @@ def hostile_class(subs: Path) -> dict[str, tuple[float, str]]:
     with open(subs / "sparsezip.zip", "wb") as f:
         f.truncate(40 * 2**30)
     expected["sparsezip"] = (0, "larger than a submission may be")
-    # 3 a directory named x.py, 4 a FIFO named notes.py (in a package that is otherwise right)
-    (package(subs / "dirpy", SOLUTION) / "x.py").mkdir()
-    expected["dirpy"] = (7, "")
-    os.mkfifo(package(subs / "fifo", SOLUTION) / "notes.py")
-    expected["fifo"] = (7, "")
+    # 3 a directory named x.py, 4 a FIFO named notes.py, a link to / (beside a right package)
+    traps = package(subs / "traps", SOLUTION)
+    (traps / "x.py").mkdir()
+    os.mkfifo(traps / "notes.py")
+    (subs / "traps" / "everything").symlink_to("/")
+    expected["traps"] = (7, "")
     os.mkfifo(subs / "pipe.zip")
     expected["pipe"] = (0, "not a regular file or folder")
     # 5 a zip of 600 x (1 MiB - 1) .py files (compresses to ~1 MB)
@@ -98,21 +99,18 @@ def hostile_class(subs: Path) -> dict[str, tuple[float, str]]:
                                         zlib.crc32(SOLUTION.encode()), len(SOLUTION))]
             + [(f"toy/m{i}.py", 8, data, crc, size) for i in range(600)])
     expected["six_hundred"] = (0, "unpacks to more than 50 MB")
-    # 6 symbolic links: the package a link to a classmate's, a file linked to the solution, a
-    # link to / beside a good package, the submission itself a link
+    # 6 symbolic links: the package a link to a classmate's, a file linked to the solution,
+    # the submission itself a link
     (subs / "linked").mkdir()
     (subs / "linked" / "toy").symlink_to(subs / "alice" / "toy")
     expected["linked"] = (0, "no 'toy' package found")
     (subs / "linkfile" / "toy").mkdir(parents=True)
     (subs / "linkfile" / "toy" / "__init__.py").symlink_to(TOY / "solutions/toy/__init__.py")
-    expected["linkfile"] = (0, "__init__.py is missing")
-    package(subs / "linkroot", SOLUTION)
-    (subs / "linkroot" / "everything").symlink_to("/")
-    expected["linkroot"] = (7, "")
+    expected["linkfile"] = (0, "no 'toy' package found")
     (subs / "toplink").symlink_to(subs / "alice")
     expected["toplink"] = (0, "is a symbolic link")
-    # 7 a zip bomb (64 MiB of zeros in one entry), 8 a zip with 100,000 entries
-    data, crc, size = deflated([bytes(2**20)] * 64)
+    # 7 a zip bomb (40 MiB of zeros in one entry), 8 a zip with 100,000 entries
+    data, crc, size = deflated([bytes(2**20)] * 40)
     raw_zip(subs / "bomb.zip", [("toy/__init__.py", 8, data, crc, size)])
     expected["bomb"] = (0, "zip bomb")
     raw_zip(subs / "many.zip", [(f"toy/{i}.py", 0, b"", 0, 0) for i in range(100_000)])
@@ -135,9 +133,9 @@ def hostile_class(subs: Path) -> dict[str, tuple[float, str]]:
         for name in ("toy", "toy2", "minigrad", "bpe"):
             zf.writestr(f"{name}/__init__.py", STARTER)
     expected["placeholders"] = (0, "")
-    # 14 a name that Markdown would turn into emphasis
-    package(subs / "__init__", SOLUTION)
-    expected["__init__"] = (7, "")
+    # 14 a name that Markdown would turn into emphasis (its message names __init__.py too)
+    (subs / "__init__").mkdir()
+    expected["__init__"] = (0, "with __init__.py")
     return expected
 
 
