@@ -100,7 +100,7 @@ HEADERS = ["student", "before", "after", "change", "tests that changed"]
 
 
 def write(changes: list[Change], previous: Path, out: Path) -> None:
-    """NEW/compare.csv and NEW/compare.md, atomically."""
+    """NEW/compare.csv (the change as a number) and NEW/compare.md, atomically."""
     import csv
     import io
 
@@ -108,7 +108,8 @@ def write(changes: list[Change], previous: Path, out: Path) -> None:
 
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerows([[csv_cell(c) for c in row] for row in [HEADERS, *rows(changes)]])
+    numeric = [[*row[:3], c.delta, row[4]] for row, c in zip(rows(changes), changes)]
+    writer.writerows([[csv_cell(c) for c in row] for row in [HEADERS, *numeric]])
     write_atomic(out / "compare.csv", buf.getvalue().encode("utf-8"))
     lines = ["# Regrade preview", "",
              f"Compared with {md_escape(previous)}: {len(changes)} student"

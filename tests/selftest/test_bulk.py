@@ -301,8 +301,8 @@ def test_compare_lists_exactly_the_students_and_tests_a_golden_change_moves(toy_
     bulk(subs, after, "--assignment", "toy", "--compare", str(before))
     table = {r["student"]: r for r in csv.DictReader(open(after / "compare.csv"))}
     assert set(table) == {"alice", "carol"}  # bob already failed test_add
-    assert {s: (r["before"], r["after"], r["change"]) for s, r in table.items()} == \
-        {"alice": ("7 / 7", "5 / 7", "-2"), "carol": ("6 / 7", "4 / 7", "-2")}
+    assert {s: (r["before"], r["after"], float(r["change"])) for s, r in table.items()} == \
+        {"alice": ("7 / 7", "5 / 7", -2), "carol": ("6 / 7", "4 / 7", -2)}
     assert {r["tests that changed"] for r in table.values()} == {"toy · test_add: 2 -> 0"}
     md = (after / "compare.md").read_text()
     assert "2 students would change" in md and "| carol | 6 / 7 | 4 / 7 | \\-2 |" in md
