@@ -169,10 +169,10 @@ def student_table(results: dict[str, dict], students: list[str], rejected: dict[
     rows = []
     for s in students:
         r = results.get(s)
-        row = [s, f"{r['score']:g} / {r['max_score']:g}" if r else "-"]
+        row = [s, f"{r['score']:g}/{r['max_score']:g}" if r else "-"]
         for a, task in cells:
             picked = [t for t in mine(r, a) if task is None or test_key(t).task == task] if r else []
-            row.append(f"{sum(t['score'] for t in picked):g} / {sum(t['max_score'] for t in picked):g}"
+            row.append(f"{sum(t['score'] for t in picked):g}/{sum(t['max_score'] for t in picked):g}"
                        if picked else "-")
         rows.append(row + [rejected.get(s, ""), similar.get(s, "")])
     return Table(headers, rows)

@@ -75,7 +75,8 @@ def hostile_class(subs: Path) -> dict[str, tuple[float, str]]:
     package(subs / "untouched", STARTER)
     expected["untouched"] = (0, "")
     # 1 a folder name that is not UTF-8
-    package(Path(os.fsdecode(bytes(subs) + b"/caf\xff")), SOLUTION)
+    cafe = package(Path(os.fsdecode(bytes(subs) + b"/caf\xff")), SOLUTION)
+    (cafe / os.fsdecode(b"\xffdata.txt")).write_text("not graded")  # listed in its notes
     expected["caf\\xff"] = (7, "")
     # 2 a 40 GiB sparse .py file in the package, and a 40 GiB sparse "zip"
     big = package(subs / "sparse", SOLUTION) / "weights.py"
@@ -124,8 +125,8 @@ def hostile_class(subs: Path) -> dict[str, tuple[float, str]]:
     # 11 duplicate ids: by case, and by Unicode normalization
     package(subs / "Dup", SOLUTION)
     package(subs / "dup", WRONG_ADD)
-    package(subs / unicodedata.normalize("NFC", "José"), SOLUTION)
-    package(subs / unicodedata.normalize("NFD", "José"), WRONG_ADD)
+    (subs / unicodedata.normalize("NFC", "José")).mkdir()  # (empty: nothing to run)
+    (subs / unicodedata.normalize("NFD", "José")).mkdir()
     # 12 an empty folder; 13 a zip with placeholder packages for every assignment there is
     (subs / "empty").mkdir()
     expected["empty"] = (0, "no 'toy' package found")
@@ -168,14 +169,16 @@ def test_hostile_class_costs_only_each_attackers_grade(two_assignment_course, tm
     dups = {s: r for s, r in by_id.items() if s.casefold().startswith(("dup~", "jos"))}
     assert len(dups) == 4 and all("only by case or Unicode normalization" in r["message"]
                                   for r in dups.values())
-    assert sorted(float(r["score"]) for r in dups.values()) == [5, 5, 7, 7]
+    assert sorted(float(r["score"]) for r in dups.values()) == [0, 0, 5, 7]
     for name in ("grades.csv", "canvas.csv", "class_report.md", "class_report.html"):
         text = (out / name).read_bytes().decode("utf-8")  # strict: valid UTF-8
         assert "\x1b" not in text and "\udcff" not in text
     assert raw.count(b"\n") == len(table) + 1  # no name broke a row
+    (out / "caf\\xff" / "results.json").read_bytes().decode("utf-8")
     report = (out / "class_report.md").read_text()
     assert "## Suspiciously similar submissions" in report
     assert "not compared: six\\_hundred (" in report and "not compared: many (" in report
+    assert "not compared: traps" not in report and "not compared: alice" not in report
     assert "\\_\\_init\\_\\_" in report  # escaped for Markdown: stays __init__ when rendered
     shown = terminal.getvalue()
     assert "__init__" in shown and "\x1b[2J" not in shown and "caf\\xff" in shown
