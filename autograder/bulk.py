@@ -47,6 +47,8 @@ from .similarity import scan
 
 ENGINE = Path(__file__).resolve().parent
 JOB_TIMEOUT_FACTOR = 3  # a job may take this many times the assignments' run timeouts
+OUT_FILES = frozenset({"grades.csv", "canvas.csv", "class_report.md", "class_report.html",
+                       "run_log.jsonl", "compare.csv", "compare.md"})  # never a student's folder
 
 
 class BulkError(Exception):
@@ -167,7 +169,7 @@ def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, job
                 run: Callable | None = None) -> dict[str, dict]:
     clear_leftovers(out)
     assignments = class_assignments(assignment)
-    subs = list_submissions(folder)
+    subs = list_submissions(folder, OUT_FILES)
     version, options = course_version(assignments), options_key(assignments, policy)
     keys = _keys(subs, version, options)
     outcomes: dict[str, Outcome] = {}

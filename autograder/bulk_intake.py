@@ -27,6 +27,7 @@ from .intake import MAX_DEPTH, MAX_PY_FILE, MAX_ZIP_ENTRIES, MAX_ZIP_TOTAL, Inta
 MAX_ZIP_FILE = 2 * MAX_ZIP_TOTAL  # a zip larger than this cannot unpack within intake's cap
 MAX_FOLDER_ENTRIES = 100_000  # files and folders walked in one submission folder
 HASHED_BYTES = 256 * 2**20  # .py content hashed per submission; past it, size and mtime
+MAX_ID = 200  # bytes of a student id (it names the student's folder under OUT)
 SCAN_BYTES = 512 * 2**10  # .py text compared per submission by the similarity scan
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -109,10 +110,16 @@ def _key(student: str) -> str:
     return unicodedata.normalize("NFC", student).casefold()
 
 
-def list_submissions(folder: Path) -> list[Submission]:
+def _digest(sub: Submission) -> str:
+    return hashlib.sha256(os.fsencode(sub.path.name)).hexdigest()[:8]
+
+
+def list_submissions(folder: Path, reserved: frozenset[str] = frozenset()) -> list[Submission]:
     """Every entry of `folder` except dot-files, sorted by name: each a student, gradable or
-    not. Ids that differ only by case or Unicode normalization (one student on a
-    case-insensitive disk, or an LMS) get a suffix from their raw name's hash and a note."""
+    not. An id is the visible name, made unique with `~` and its raw name's hash (and a note)
+    where it would differ from another only by case or Unicode normalization (one student on a
+    case-insensitive disk, or in an LMS), be one of the `reserved` names (the output folder's
+    own files) or be longer than MAX_ID bytes."""
     found = []
     with os.scandir(folder) as entries:
         for entry in entries:
@@ -124,15 +131,20 @@ def list_submissions(folder: Path) -> list[Submission]:
     for sub in found:
         groups.setdefault(_key(sub.student), []).append(sub)
     for group in groups.values():
-        if len(group) < 2:
-            continue
         names = [s.student for s in group]
         for sub in group:
-            digest = hashlib.sha256(os.fsencode(sub.path.name)).hexdigest()[:8]
-            others = ", ".join(n for n in names if n != sub.student) or "another name"
-            sub.notes.append(f"the id {sub.student} differs from {others} only by case or Unicode "
-                             f"normalization: graded as {sub.student}~{digest}")
-            sub.student = f"{sub.student}~{digest}"
+            if len(group) > 1:
+                others = ", ".join(n for n in names if n != sub.student) or "another name"
+                why = f"differs from {others} only by case or Unicode normalization"
+            elif sub.student in reserved:
+                why = "is the name of a file the class run writes"
+            elif len(sub.student.encode()) > MAX_ID:
+                why = f"is longer than {MAX_ID} bytes"
+            else:
+                continue
+            short = sub.student.encode()[:MAX_ID].decode("utf-8", errors="ignore")
+            sub.notes.append(f"the id {short} {why}: graded as {short}~{_digest(sub)}")
+            sub.student = f"{short}~{_digest(sub)}"
     return found
 
 

@@ -134,6 +134,10 @@ def hostile_class(subs: Path) -> dict[str, tuple[float, str]]:
         for name in ("toy", "toy2", "minigrad", "bpe"):
             zf.writestr(f"{name}/__init__.py", STARTER)
     expected["placeholders"] = (0, "")
+    # 15 a name the class run writes in OUT, and a name too long for a folder once escaped
+    with zipfile.ZipFile(subs / "grades.csv.zip", "w") as zf:
+        zf.writestr("toy/__init__.py", WRONG_ADD)
+    (subs / os.fsdecode(b"\xfe" * 250)).mkdir()
     # 14 a name that Markdown would turn into emphasis (its message names __init__.py too)
     (subs / "__init__").mkdir()
     expected["__init__"] = (0, "with __init__.py")
@@ -166,6 +170,10 @@ def test_hostile_class_costs_only_each_attackers_grade(two_assignment_course, tm
         row = by_id[shown]
         assert (float(row["score"]), float(row["max_score"])) == (score, 7), student
         assert fragment in row["message"], (student, row["message"])
+    renamed = [s for s in by_id if s.startswith("grades.csv~")]
+    assert len(renamed) == 1 and float(by_id[renamed[0]]["score"]) == 5
+    assert "is the name of a file the class run writes" in by_id[renamed[0]]["message"]
+    assert len([s for s in by_id if s.startswith("\\xfe" * 50) and "~" in s]) == 1
     dups = {s: r for s, r in by_id.items() if s.casefold().startswith(("dup~", "jos"))}
     assert len(dups) == 4 and all("only by case or Unicode normalization" in r["message"]
                                   for r in dups.values())
