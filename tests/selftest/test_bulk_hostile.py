@@ -155,6 +155,7 @@ def two_assignment_course(toy_env):
     return toy_env
 
 
+@pytest.mark.timeout(900)  # a regression that hangs the class run fails instead of hanging make test
 def test_hostile_class_costs_only_each_attackers_grade(two_assignment_course, tmp_path):
     subs, out = tmp_path / "subs", tmp_path / "out"
     subs.mkdir()
