@@ -29,18 +29,26 @@ from pathlib import Path
 from rich.console import Console
 from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.text import Text
 
 from . import service
-from .assignments import Assignment, discover, load
+from .assignments import VISIBILITIES, Assignment, discover, load
 from .atomic import write_atomic
+from .bulk_compare import compare as compare_runs
+from .bulk_compare import previous_results, terminal_table
+from .bulk_compare import write as write_compare
+from .bulk_intake import Submission, SubmissionError, list_submissions, submission_hash, utf8, visible
 from .class_report import class_report
 from .gradebook import write_canvas, write_gradebook
+from .grading import all_failed
 from .html_report import write_html
-from .intake import find_package
 from .sandbox import SandboxPolicy
+from .similarity import scan
 
 ENGINE = Path(__file__).resolve().parent
 JOB_TIMEOUT_FACTOR = 3  # a job may take this many times the assignments' run timeouts
+OUT_FILES = frozenset({"grades.csv", "canvas.csv", "class_report.md", "class_report.html",
+                       "run_log.jsonl", "compare.csv", "compare.md"})  # never a student's folder
 
 
 class BulkError(Exception):
@@ -49,38 +57,15 @@ class BulkError(Exception):
 
 @dataclass
 class Outcome:
-    """One student's result in this run: graded now, resumed from disk, or errored."""
+    """One student's result in this run: graded now, resumed from disk, or errored; `notes`
+    go to the student's message in grades.csv without making it a rejection."""
 
     student: str
     results: dict | None
     resumed: bool = False
     error: str | None = None
     problems: list[str] = field(default_factory=list)
-
-
-def student_name(path: Path) -> str:
-    return path.stem if path.suffix == ".zip" else path.name
-
-
-def list_submissions(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.iterdir()
-                  if not p.name.startswith(".") and (p.is_dir() or p.suffix == ".zip"))
-
-
-def submission_hash(path: Path) -> str:
-    """sha256 of the submission's bytes: the zip file, or every file of the folder (relative
-    path and content, in sorted order; symbolic links by their target text)."""
-    h = hashlib.sha256()
-    if path.is_file():
-        h.update(path.read_bytes())
-        return h.hexdigest()
-    for p in sorted(path.rglob("*")):
-        rel = p.relative_to(path).as_posix().encode()
-        if p.is_symlink():
-            h.update(b"L" + rel + b"\0" + os.readlink(p).encode() + b"\0")
-        elif p.is_file():
-            h.update(b"F" + rel + b"\0" + hashlib.sha256(p.read_bytes()).digest())
-    return h.hexdigest()
+    notes: list[str] = field(default_factory=list)
 
 
 def course_version(assignments: list[Assignment]) -> str:
@@ -100,68 +85,102 @@ def options_key(assignments: list[Assignment], policy: SandboxPolicy) -> str:
                        "disabled": sorted(policy.disabled)}, sort_keys=True)
 
 
-def class_assignments(subs: list[Path], assignment: str | None) -> list[Assignment]:
-    """The assignment asked for, or every assignment whose package some submission holds (so a
-    rejected submission is graded against them too, with its max score)."""
-    if assignment:
-        return [load(assignment)]
-    found = set()
-    for sub in subs:
-        if sub.is_dir():
-            found |= {a.name for a in discover() if find_package(sub, a.package)}
-        else:
-            import zipfile
-
-            try:
-                names = zipfile.ZipFile(sub).namelist()
-            except (zipfile.BadZipFile, OSError):
-                continue
-            found |= {a.name for a in discover()
-                      if any(f"{a.package}/__init__.py" in n for n in names)}
-    return [a for a in discover() if a.name in found]
+def class_assignments(names: list[str] | str | None) -> list[Assignment]:
+    """The assignments the instructor names, else the course's only assignment: the same for
+    every student, never inferred from what some submissions hold. BulkError when none is
+    named and the course has several."""
+    if isinstance(names, str):
+        names = [names]
+    if names:
+        return [load(n) for n in dict.fromkeys(names)]
+    found = discover()
+    if len(found) != 1:
+        raise BulkError(f"name the assignment(s) to grade with --assignment (the course has "
+                        f"{len(found)}: {', '.join(a.name for a in found) or 'none'}); bulk never "
+                        f"infers them from the submissions")
+    return found
 
 
-def run_bulk(folder: Path, assignment: str | None, out: Path, jobs: int,
+def rejected_results(problem: str, assignments: list[Assignment]) -> dict:
+    """results.json of a submission that cannot be read at all: every test of every assignment
+    failed, not run, for `problem` (so the student keeps a row and their max score)."""
+    started = time.monotonic()
+    grades = [all_failed(a, VISIBILITIES, [problem], [], started) for a in assignments]
+    return service.Results(grades, [f"submission rejected: {problem}"]).gradescope()
+
+
+def run_bulk(folder: Path, assignment: list[str] | str | None, out: Path, jobs: int,
              policy: SandboxPolicy | None = None, force: bool = False,
-             console: Console | None = None, dask: str | None = None) -> dict[str, dict]:
+             console: Console | None = None, dask: str | None = None,
+             compare: Path | None = None) -> dict[str, dict]:
     """Grade every submission of `folder` into `out`; returns results.json per student. With
-    `dask` (a scheduler address) the jobs run on that Dask cluster (bulk_dask.py)."""
+    `dask` (a scheduler address) the jobs run on that Dask cluster (bulk_dask.py); with
+    `compare` (a previous run's OUT) the students whose grade would change are listed."""
     policy = policy or SandboxPolicy.create()
     console = console or Console()
+    class_assignments(assignment)  # refuse before anything is written
+    previous = None
+    if compare is not None:
+        if not Path(compare).is_dir():
+            raise BulkError(f"--compare {visible(str(compare))}: no such folder (a previous bulk "
+                            f"run's --out)")
+        previous = previous_results(Path(compare))
     for line in service.prepare(policy):
-        console.print(f"[yellow]{line}[/]")
+        console.print(Text(f"{line}", style="yellow"))
     out.mkdir(parents=True, exist_ok=True)
     with open(out / ".lock", "w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise BulkError(f"another bulk run is writing to {out}") from None
+            raise BulkError(f"another bulk run is writing to {visible(str(out))}") from None
         if dask:
             from .bulk_dask import dask_run
 
             with dask_run(dask) as (run, slots, line):
                 console.print(line)
-                return _run_locked(folder, assignment, out, slots, policy, force, console, run)
-        return _run_locked(folder, assignment, out, jobs, policy, force, console)
+                results = _run_locked(folder, assignment, out, slots, policy, force, console, run)
+        else:
+            results = _run_locked(folder, assignment, out, jobs, policy, force, console)
+        if previous is not None:
+            changes = compare_runs(previous, results)
+            write_compare(changes, Path(compare), out)
+            console.print(terminal_table(changes, Path(compare)))
+            console.print(Text(f"regrade preview: {visible(str(out / 'compare.csv'))}"))
+        return results
 
 
-def _run_locked(folder: Path, assignment: str | None, out: Path, jobs: int,
+def _keys(subs: list[Submission], version: str, options: str) -> dict[str, tuple[str, str]]:
+    """Each submission's (resume key, content hash); one that cannot be hashed gets a
+    problem."""
+    keys = {}
+    for sub in subs:
+        try:
+            digest = submission_hash(sub)
+        except (SubmissionError, OSError, MemoryError) as e:
+            sub.problem = visible(str(e) or type(e).__name__)
+            digest = submission_hash(sub)
+        keys[sub.student] = (hashlib.sha256(f"{digest}|{version}|{options}".encode()).hexdigest(),
+                             digest)
+    return keys
+
+
+def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, jobs: int,
                 policy: SandboxPolicy, force: bool, console: Console,
                 run: Callable | None = None) -> dict[str, dict]:
     clear_leftovers(out)
-    subs = list_submissions(folder)
-    assignments = class_assignments(subs, assignment)
+    assignments = class_assignments(assignment)
+    subs = list_submissions(folder, OUT_FILES)
     version, options = course_version(assignments), options_key(assignments, policy)
+    keys = _keys(subs, version, options)
     outcomes: dict[str, Outcome] = {}
-    todo: list[tuple[Path, str]] = []
+    todo: list[Submission] = []
     for sub in subs:
-        key = hashlib.sha256(f"{submission_hash(sub)}|{version}|{options}".encode()).hexdigest()
-        stored = _stored(out / student_name(sub), key)
+        stored = _stored(out / sub.student, keys[sub.student][0])
         if stored is not None and not force:
-            outcomes[student_name(sub)] = Outcome(student_name(sub), stored, resumed=True,
-                                                  problems=rejection(stored))
+            outcomes[sub.student] = Outcome(sub.student, stored, resumed=True,
+                                            problems=rejection(stored), notes=sub.notes)
         else:
-            todo.append((sub, key))
+            todo.append(sub)
     if len(todo) < len(subs):
         console.print(f"resuming: {len(subs) - len(todo)} of {len(subs)} already graded "
                       f"(same submission, course version and options)")
@@ -173,10 +192,16 @@ def _run_locked(folder: Path, assignment: str | None, out: Path, jobs: int,
     with Progress(*columns, console=console, transient=False) as progress, \
             ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         task = progress.add_task("grading", total=len(todo), failed=0, errored=0)
-        futures = {pool.submit(grade_job, sub, key, assignments, out, policy, run or run_job): sub
-                   for sub, key in todo}
+        futures = {pool.submit(grade_job, sub, *keys[sub.student], assignments, out, policy,
+                               run or run_job): sub for sub in todo}
         for fut in as_completed(futures):
-            outcome = fut.result()
+            sub = futures[fut]
+            try:
+                outcome = fut.result()
+            except Exception as e:  # one student's unexpected failure is that student's error
+                outcome = Outcome(sub.student, None, error=f"grading failed: {type(e).__name__}: "
+                                  f"{visible(str(e).splitlines()[0] if str(e) else '')}")
+            outcome.notes = sub.notes
             outcomes[outcome.student] = outcome
             if outcome.error or outcome.problems:
                 counts["errored"] += 1
@@ -186,14 +211,23 @@ def _run_locked(folder: Path, assignment: str | None, out: Path, jobs: int,
     shutil.rmtree(out / ".work", ignore_errors=True)
     results = {s: o.results for s, o in outcomes.items() if o.results is not None}
     errors = {s: o.error for s, o in outcomes.items() if o.error}
-    write_gradebook(results, errors, assignments, out / "grades.csv")
-    write_canvas(results, errors, assignments, out / "canvas.csv")
-    report = class_report(results, errors, {student_name(s): s for s in subs}, assignments)
-    write_atomic(out / "class_report.md", report.encode())
-    write_html(out / "class_report.html", report, results, assignments)
-    console.print(Markdown(report))
-    console.print(summary_line(outcomes, time.monotonic() - started, out))
+    messages = {s: message(o) for s, o in outcomes.items()}
+    write_gradebook(results, messages, assignments, out / "grades.csv")
+    write_canvas(results, messages, assignments, out / "canvas.csv")
+    starters = [a.starter for a in discover()] + [a.starter for a in assignments]
+    report = class_report(results, errors, [s.student for s in subs], assignments,
+                          scan(subs, list(dict.fromkeys(starters))))
+    write_atomic(out / "class_report.md", report.markdown().encode("utf-8"))
+    write_html(out / "class_report.html", report)
+    console.print(Markdown(report.markdown(skip=("Students",))))
+    console.print(Text(visible(summary_line(outcomes, time.monotonic() - started, out))))
     return results
+
+
+def message(outcome: Outcome) -> str:
+    """The student's grades.csv message: the error or the rejection, then any notes."""
+    parts = [outcome.error] if outcome.error else list(outcome.problems)
+    return "; ".join(visible(p) for p in [*parts, *outcome.notes])
 
 
 def rejection(results: dict) -> list[str]:
@@ -259,34 +293,48 @@ def run_job(sub: Path, names: list[str], policy: SandboxPolicy, work: Path, time
         return None, f"grading printed no result ({e})"
 
 
-def grade_job(sub: Path, key: str, assignments: list[Assignment], out: Path,
+def grade_job(sub: Submission, key: str, digest: str, assignments: list[Assignment], out: Path,
               policy: SandboxPolicy, run: Callable = run_job) -> Outcome:
     """Grade one student with `run` (run_job's signature: a child process here, or a Dask
-    worker); store results.json, then grading.json (the key), each atomically, then append the
-    run log line."""
-    student = student_name(sub)
-    work = out / ".work" / student
-    work.mkdir(parents=True, exist_ok=True)
+    worker), or record the submission's problem without running anything; store results.json,
+    then grading.json (the key), each atomically, then append the run log line."""
     started = time.monotonic()
-    try:
-        results, error = run(sub, [a.name for a in assignments], policy, work.parent,
-                             job_timeout(assignments))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)  # stays empty; .work is cleared at the end
-    if error is not None:
-        return Outcome(student, None, error=error)
-    target = out / student
+    if sub.problem is not None:
+        results = rejected_results(sub.problem, assignments)
+    else:
+        work = out / ".work" / sub.student
+        work.mkdir(parents=True, exist_ok=True)
+        try:
+            results, error = run(sub.path, [a.name for a in assignments], policy, work.parent,
+                                 job_timeout(assignments))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)  # stays empty; .work is cleared at the end
+        if error is not None:
+            return Outcome(sub.student, None, error=visible(error))
+    results = clean(results)
+    target = out / sub.student
     target.mkdir(parents=True, exist_ok=True)
-    write_atomic(target / "results.json", (json.dumps(results, indent=2) + "\n").encode())
+    write_atomic(target / "results.json", (json.dumps(results, indent=2, ensure_ascii=False)
+                                           + "\n").encode("utf-8"))
     seconds = round(time.monotonic() - started, 3)
     problems = rejection(results)
-    meta = {"key": key, "student": student, "hash": submission_hash(sub),
-            "score": results["score"], "max_score": results["max_score"], "time": seconds,
-            "problems": problems}
-    write_atomic(target / "grading.json", (json.dumps(meta) + "\n").encode())
-    with open(out / "run_log.jsonl", "a") as log:
+    meta = {"key": key, "student": sub.student, "hash": digest, "score": results["score"],
+            "max_score": results["max_score"], "time": seconds, "problems": problems}
+    write_atomic(target / "grading.json", (json.dumps(meta, ensure_ascii=False) + "\n").encode("utf-8"))
+    with open(out / "run_log.jsonl", "a", encoding="utf-8") as log:
         log.write(json.dumps({k: meta[k] for k in ("student", "hash", "score", "time",
-                                                   "problems")}) + "\n")
+                                                   "problems")}, ensure_ascii=False) + "\n")
         log.flush()
         os.fsync(log.fileno())
-    return Outcome(student, results, problems=problems)
+    return Outcome(sub.student, results, problems=problems)
+
+
+def clean(data: object) -> object:
+    """JSON-like `data` with every string (keys too) valid UTF-8 (bulk_intake.utf8)."""
+    if isinstance(data, str):
+        return utf8(data)
+    if isinstance(data, dict):
+        return {clean(k): clean(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [clean(v) for v in data]
+    return data

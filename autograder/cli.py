@@ -68,7 +68,8 @@ def cmd_bulk(args: argparse.Namespace) -> int:
 
     try:
         run_bulk(Path(args.folder), args.assignment, Path(args.out), args.jobs, _policy(args),
-                 force=args.force, dask=args.dask)
+                 force=args.force, dask=args.dask,
+                 compare=Path(args.compare) if args.compare else None)
     except BulkError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -221,12 +222,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_grade)
     p = sub.add_parser("bulk", help="grade every submission in a folder (instructors)")
     p.add_argument("folder")
-    p.add_argument("--assignment", help="grade only this assignment")
+    p.add_argument("--assignment", action="append",
+                   help="grade this assignment (repeat for several; default: every assignment "
+                        "of the course, the same for every student)")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     p.add_argument("--out", default="out/bulk")
     p.add_argument("--force", action="store_true", help="regrade every submission")
     p.add_argument("--dask", metavar="SCHEDULER", help="run the jobs on this Dask cluster "
                    "(tcp://host:port; workers see the same paths and run this engine)")
+    p.add_argument("--compare", metavar="PREVIOUS_OUT",
+                   help="regrade preview: list the students whose scores differ from this "
+                        "earlier --out folder (by how much, on which tests), also written to "
+                        "OUT/compare.csv and OUT/compare.md; PREVIOUS_OUT is only read")
     add_policy_options(p)
     p.set_defaults(fn=cmd_bulk)
     p = sub.add_parser("gradescope", help="write a Gradescope autograder zip (instructors)")

@@ -1,5 +1,11 @@
 """grades.csv (what an LMS imports: totals per assignment and per task before the per-test
-columns) and a Canvas-style gradebook export, from the students' results.json."""
+columns) and a Canvas-style gradebook export, from the students' results.json.
+
+Headers are short and never truncated (`toy: Task 1`, `toy · test_add`); the class report's
+HTML page shows the full task titles on hover. Every cell is valid UTF-8 on one line (names
+escaped by bulk_intake.visible), and a text cell that a spreadsheet would run as a formula
+(`=`, `+`, `-`, `@` first) is prefixed with `'`.
+"""
 
 from __future__ import annotations
 
@@ -7,114 +13,152 @@ import ast
 import csv
 import io
 import re
-from functools import lru_cache
+from dataclasses import dataclass
 from pathlib import Path
 
 from .assignments import Assignment
 from .atomic import write_atomic
+from .bulk_intake import visible
+from .tasks import TASK_LINE, TITLE_END, natural_key
 
-TASK_DOCSTRING = re.compile(r"^\s*(Task\s+\d+\s*:\s*[^\n]+)", re.IGNORECASE)
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+TASK_LABEL = re.compile(r"^Task\s+(\d+)\b")
 
 
-@lru_cache(maxsize=256)
-def _file_task(path: Path) -> str:
-    try:
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-    except (OSError, SyntaxError, ValueError):
-        doc = ""
-    match = TASK_DOCSTRING.match(doc)
-    return match.group(1).strip() if match else path.stem.removeprefix("test_")
+@dataclass(frozen=True)
+class TestKey:
+    """Where a results.json test belongs: assignment, task (short label "Task N" and the
+    label in the test's name), test id and visibility."""
+
+    assignment: str
+    task: str
+    task_label: str
+    test_id: str
+    visibility: str
+
+
+def test_key(t: dict) -> TestKey:
+    """The key of a results.json test ("assignment · Task N: title · id", tags [a, file,
+    "task N"])."""
+    parts = str(t.get("name", "")).split(" · ")
+    assignment = parts[0].partition(":")[0]
+    label = parts[1] if len(parts) == 3 else ""
+    number = next((tag.split()[1] for tag in t.get("tags", [])
+                   if isinstance(tag, str) and re.fullmatch(r"task \d+", tag)), None)
+    if number is None and (m := TASK_LABEL.match(label)):
+        number = m.group(1)
+    task = f"Task {number}" if number else (label or str((t.get("tags") or ["", "?"])[-1]))
+    vis = "hidden" if t.get("visibility") == "after_published" else "public"
+    return TestKey(assignment, task, label or task, parts[-1], vis)
 
 
 def task_of(assignment: Assignment, test: dict) -> str:
-    """The task a results.json test belongs to: the manifest's `task` once tests carry one,
-    else the test file's module docstring "Task N: title", else the file stem. (The one place to
-    switch when the manifest grows a task field.)"""
-    if test.get("task"):
-        return str(test["task"])
-    parts = str(test.get("name", "")).split(" · ")
-    if len(parts) == 3:  # "assignment · Task N: title · test id" (report.results_json)
-        return parts[1]
-    stem = test.get("tags", [None, "unknown"])[-1]
-    for visibility in ("public", "hidden"):
-        path = assignment.tests_dir / visibility / f"{stem}.py"
-        if path.exists():
-            return _file_task(path)
-    return str(stem).removeprefix("test_")
+    """The short task label ("Task N") of a results.json test."""
+    return test_key(test).task
+
+
+def full_titles(assignment: Assignment) -> dict[str, str]:
+    """{"Task N": "title"} from the test files' docstrings (public first): tasks.title_of's
+    short title without its length cut, i.e. never ending in "…"."""
+    titles: dict[str, str] = {}
+    for vis in ("public", "hidden"):
+        for path in assignment.test_files(vis):
+            try:
+                doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+            except (OSError, SyntaxError, ValueError):
+                continue
+            match = TASK_LINE.match(doc.strip().splitlines()[0] if doc.strip() else "")
+            if match:
+                title = TITLE_END.split(match.group(2).strip(), maxsplit=1)[0].strip().rstrip(".")
+                titles.setdefault(f"Task {match.group(1)}", title)
+    return titles
+
+
+def mine(r: dict, a: Assignment) -> list[dict]:
+    """The tests of `r` that belong to assignment `a`."""
+    return [t for t in r.get("tests", []) if test_key(t).assignment == a.name]
 
 
 def columns(results: dict[str, dict], assignments: list[Assignment]) -> list[tuple]:
-    """(kind, assignment, label, max) for each column after student/score/max/message:
-    per-assignment totals, per-task totals, then per-test scores."""
+    """(kind, assignment, label, max, match) for each column after student/score/max/message:
+    per-assignment totals, per-task totals, then per-test scores (`match(TestKey) -> bool`)."""
     by_name = {a.name: a for a in assignments}
-    tests: dict[str, tuple] = {}
+    tests: dict[tuple, tuple] = {}
     for r in results.values():
-        for t in r["tests"]:
-            a = by_name.get(t["name"].split(" · ")[0].partition(":")[0])
-            if a is not None:
-                tests.setdefault(t["name"], (a, task_of(a, t), t["max_score"]))
-    cols: list[tuple] = [("assignment", a, a.name, sum(m for x, _, m in tests.values() if x is a))
-                         for a in assignments]
+        for t in r.get("tests", []):
+            k = test_key(t)
+            if k.assignment in by_name:
+                tests.setdefault((k.assignment, k.test_id, k.visibility), (k, t["max_score"]))
+    cols: list[tuple] = [("assignment", a, a.name, sum(m for k, m in tests.values()
+                                                       if k.assignment == a.name),
+                          lambda k, a=a: k.assignment == a.name) for a in assignments]
     tasks: dict[tuple, float] = {}
-    for a, task, m in tests.values():
-        tasks[(a.name, task)] = tasks.get((a.name, task), 0) + m
-    cols += [("task", by_name[a], f"{a}: {task}", m) for (a, task), m in sorted(tasks.items())]
-    cols += [("test", a, name, m) for name, (a, _, m) in sorted(tests.items())]
+    for k, m in tests.values():
+        tasks[(k.assignment, k.task)] = tasks.get((k.assignment, k.task), 0) + m
+    order = {a.name: i for i, a in enumerate(assignments)}
+    for (a, task), m in sorted(tasks.items(), key=lambda kv: (order[kv[0][0]], natural_key(kv[0][1]))):
+        cols.append(("task", by_name[a], f"{a}: {task}", m,
+                     lambda k, a=a, task=task: k.assignment == a and k.task == task))
+    ids = [(k.assignment, k.test_id) for k, _ in tests.values()]
+    for (a, test_id, vis), (k, m) in sorted(tests.items(), key=lambda kv: (
+            order[kv[0][0]], natural_key(kv[1][0].task), natural_key(kv[0][1]))):
+        label = f"{a} · {test_id}" + (f" ({vis})" if ids.count((a, test_id)) > 1 else "")
+        cols.append(("test", by_name[a], label, m, lambda k, key=(a, test_id, vis): (
+            k.assignment, k.test_id, k.visibility) == key))
     return cols
 
 
 def student_row(r: dict | None, cols: list[tuple]) -> list:
     if r is None:
         return ["" for _ in cols]
-    scores = {t["name"]: t["score"] for t in r["tests"]}
+    keyed = [(test_key(t), t["score"]) for t in r.get("tests", [])]
     row = []
-    for kind, a, label, _ in cols:
-        mine = [t for t in r["tests"] if t["name"].split(" · ")[0].partition(":")[0] == a.name]
-        if kind == "assignment":
-            row.append(sum(t["score"] for t in mine))
-        elif kind == "task":
-            row.append(sum(t["score"] for t in mine
-                           if f"{a.name}: {task_of(a, t)}" == label))
-        else:
-            row.append(scores.get(label, ""))
+    for kind, _, _, _, match in cols:
+        picked = [score for k, score in keyed if match(k)]
+        row.append(sum(picked) if kind != "test" or picked else "")
     return row
 
 
-def message(r: dict | None, error: str | None) -> str:
-    from .bulk import rejection
+def csv_cell(value: object) -> object:
+    """A cell as an LMS or spreadsheet should read it: text visible and on one line, never
+    a formula; numbers unchanged."""
+    if not isinstance(value, str):
+        return value
+    text = visible(value)
+    return "'" + text if text.startswith(FORMULA_START) else text
 
-    if error:
-        return error
-    return "; ".join(rejection(r)) if r else ""
 
-
-def write_gradebook(results: dict[str, dict], errors: dict[str, str],
-                    assignments: list[Assignment], path: Path) -> None:
-    """One row per student (graded, rejected or errored: nobody disappears), atomically."""
-    cols = columns(results, assignments)
+def _write(rows: list[list], path: Path) -> None:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["student", "score", "max_score", "message", *[c[2] for c in cols]])
+    writer.writerows([[csv_cell(c) for c in row] for row in rows])
+    write_atomic(path, buf.getvalue().encode("utf-8"))
+
+
+def write_gradebook(results: dict[str, dict], messages: dict[str, str],
+                    assignments: list[Assignment], path: Path) -> None:
+    """One row per student (graded, rejected or errored: nobody disappears), atomically;
+    `messages` holds each student's message (an error, a rejection, a note)."""
+    cols = columns(results, assignments)
     total = sum(c[3] for c in cols if c[0] == "assignment")
-    for student in sorted({*results, *errors}):
+    rows = [["student", "score", "max_score", "message", *[c[2] for c in cols]]]
+    for student in sorted({*results, *messages}):
         r = results.get(student)
-        writer.writerow([student, r["score"] if r else 0, r["max_score"] if r else total,
-                         message(r, errors.get(student)), *student_row(r, cols)])
-    write_atomic(path, buf.getvalue().encode())
+        rows.append([student, r["score"] if r else 0, r["max_score"] if r else total,
+                     messages.get(student, ""), *student_row(r, cols)])
+    _write(rows, path)
 
 
-def write_canvas(results: dict[str, dict], errors: dict[str, str],
+def write_canvas(results: dict[str, dict], messages: dict[str, str],
                  assignments: list[Assignment], path: Path) -> None:
     """Canvas's gradebook import layout: Student, ID, SIS User ID, SIS Login ID, Section, one
     column per assignment, and a "Points Possible" row first. The student folder's name goes in
     SIS Login ID (Canvas matches on it); ID is left empty for Canvas to fill."""
     cols = [c for c in columns(results, assignments) if c[0] == "assignment"]
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
-                     *[f"{a.title} ({a.name})" for _, a, _, _ in cols]])
-    writer.writerow(["    Points Possible", "", "", "", "", *[m for *_, m in cols]])
-    for student in sorted({*results, *errors}):
+    rows = [["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+             *[f"{a.title} ({a.name})" for _, a, *_ in cols]],
+            ["    Points Possible", "", "", "", "", *[c[3] for c in cols]]]
+    for student in sorted({*results, *messages}):
         row = student_row(results.get(student), cols)
-        writer.writerow([student, "", "", student, "", *[x if x != "" else 0 for x in row]])
-    write_atomic(path, buf.getvalue().encode())
+        rows.append([student, "", "", student, "", *[x if x != "" else 0 for x in row]])
+    _write(rows, path)

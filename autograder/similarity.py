@@ -1,33 +1,30 @@
 """Suspiciously similar submissions: token shingles with identifiers and literals blinded
-(renaming and comments do not hide a copy), the starter's shingles removed (every class shares
-them), candidate pairs from datasketch MinHashLSH (near-linear in the class size), verified by
-exact Jaccard similarity, and grouped into clusters (connected components)."""
+(renaming and comments do not hide a copy), the shingles of every assignment's starter removed
+(every class shares them, whichever packages a zip holds), candidate pairs from datasketch
+MinHashLSH (near-linear in the class size), verified by exact Jaccard similarity, and grouped
+into clusters (connected components).
+
+Sources come from bulk_intake.python_sources (intake's rules: regular .py files, size caps);
+a submission that cannot be read is left out of the scan with its reason, never the class."""
 
 from __future__ import annotations
 
-import difflib
 import io
 import keyword
+import os
 import tokenize
-import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from .bulk_intake import Submission, SubmissionError, python_sources, read_regular, walk
+from .intake import MAX_PY_FILE
 
 SIMILARITY_THRESHOLD = 0.9
 SHINGLE = 8
 MIN_SHINGLES = 50
+NUM_PERM = 128
 KEYWORDS = frozenset(keyword.kwlist)
-
-
-def python_sources(path: Path) -> list[str]:
-    if path.is_dir():
-        return [p.read_text(errors="replace") for p in sorted(path.rglob("*.py"))
-                if not p.is_symlink()]
-    if zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as zf:
-            return [zf.read(i).decode(errors="replace") for i in zf.infolist()
-                    if i.filename.endswith(".py") and i.file_size < 2**20]
-    return []
+Shingle = tuple[str, ...]
 
 
 def normalized_tokens(text: str) -> list[str]:
@@ -50,34 +47,54 @@ def normalized_tokens(text: str) -> list[str]:
     return tokens
 
 
-def code_shingles(path: Path) -> set[tuple[str, ...]]:
-    shingles: set[tuple[str, ...]] = set()
-    for text in python_sources(path):
-        tokens = normalized_tokens(text)
-        shingles |= {tuple(tokens[i:i + SHINGLE]) for i in range(len(tokens) - SHINGLE + 1)}
-    return shingles
+def shingles_of(tokens: list[str]) -> set[Shingle]:
+    return {tuple(tokens[i:i + SHINGLE]) for i in range(len(tokens) - SHINGLE + 1)}
 
 
-NUM_PERM = 128
+def code_shingles(texts: list[str]) -> set[Shingle]:
+    found: set[Shingle] = set()
+    for text in texts:
+        found |= shingles_of(normalized_tokens(text))
+    return found
+
+
+def starter_shingles(folders: list[Path]) -> set[Shingle]:
+    """The shingles of every .py file under the starter folders (read by intake's rules)."""
+    texts = []
+    for folder in folders:
+        if not folder.is_dir():
+            continue
+        for rel, _ in walk(folder):
+            data = read_regular(os.fsencode(folder) + b"/" + rel, MAX_PY_FILE) if rel.endswith(b".py") else None
+            if data is not None:
+                texts.append(data.decode("utf-8", errors="replace"))
+    return code_shingles(texts)
 
 
 @dataclass
 class Cluster:
     """Submissions linked by similar pairs: members, the highest pair similarity, and the
-    longest run of normalized tokens two members share."""
+    longest run of normalized tokens two members share (beyond the starter)."""
 
     members: list[str]
     similarity: float
     shared_tokens: int
 
 
-def similar_pairs(submissions: dict[str, Path], starter: Path | None = None,
+@dataclass
+class Scan:
+    """The similarity scan of a class: clusters, the students left out (why), and notes."""
+
+    clusters: list[Cluster]
+    skipped: dict[str, str] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+
+
+def similar_pairs(shingles: dict[str, set[Shingle]],
                   threshold: float = SIMILARITY_THRESHOLD) -> list[tuple[str, str, float]]:
     """(a, b, Jaccard similarity) of pairs at or above `threshold`, most similar first."""
     from datasketch import MinHash, MinHashLSH
 
-    common = code_shingles(starter) if starter else set()
-    shingles = {s: code_shingles(p) - common for s, p in submissions.items()}
     lsh = MinHashLSH(threshold=max(0.5, threshold - 0.2), num_perm=NUM_PERM)
     hashes = {}
     for name in sorted(shingles):
@@ -99,10 +116,13 @@ def similar_pairs(submissions: dict[str, Path], starter: Path | None = None,
     return sorted(pairs, key=lambda p: (-p[2], p[0], p[1]))
 
 
-def clusters(submissions: dict[str, Path], starter: Path | None = None,
+def clusters(texts: dict[str, list[str]], common: set[Shingle] = frozenset(),
              threshold: float = SIMILARITY_THRESHOLD) -> list[Cluster]:
-    """Connected components of the similar pairs, largest first."""
-    pairs = similar_pairs(submissions, starter, threshold)
+    """Connected components of the similar pairs (shingles in `common` removed), largest
+    first."""
+    tokens = {s: [normalized_tokens(t) for t in ts] for s, ts in texts.items()}
+    shingles = {s: set().union(*map(shingles_of, ts)) - common for s, ts in tokens.items()}
+    pairs = similar_pairs(shingles, threshold)
     parent = {s: s for p in pairs for s in p[:2]}
 
     def root(x: str) -> str:
@@ -119,15 +139,36 @@ def clusters(submissions: dict[str, Path], starter: Path | None = None,
     found = []
     for members in groups.values():
         members.sort()
-        best = max(p for p in pairs if p[0] in members)
-        found.append(Cluster(members, max(p[2] for p in pairs if p[0] in members),
-                             longest_shared(submissions[best[0]], submissions[best[1]])))
+        best = max((p for p in pairs if p[0] in members), key=lambda p: p[2])
+        found.append(Cluster(members, best[2], longest_shared(tokens[best[0]], shingles[best[1]])))
     return sorted(found, key=lambda c: (-len(c.members), -c.similarity, c.members))
 
 
-def longest_shared(a: Path, b: Path) -> int:
-    """Length, in normalized tokens, of the longest fragment two submissions share."""
-    ta = [t for text in python_sources(a) for t in normalized_tokens(text)]
-    tb = [t for text in python_sources(b) for t in normalized_tokens(text)]
-    match = difflib.SequenceMatcher(None, ta, tb, autojunk=False).find_longest_match()
-    return match.size
+def longest_shared(files: list[list[str]], other: set[Shingle]) -> int:
+    """Length, in normalized tokens, of the longest run of consecutive shingles of `files` that
+    all occur in `other` (linear time; a shared fragment of n >= SHINGLE tokens gives n)."""
+    best = 0
+    for tokens in files:
+        run = 0
+        for i in range(len(tokens) - SHINGLE + 1):
+            run = run + 1 if tuple(tokens[i:i + SHINGLE]) in other else 0
+            best = max(best, run + SHINGLE - 1 if run else 0)
+    return best
+
+
+def scan(submissions: list[Submission], starters: list[Path],
+         threshold: float = SIMILARITY_THRESHOLD) -> Scan:
+    """The class's clusters, with every starter's shingles removed; a submission whose sources
+    cannot be read is skipped with its one-line reason."""
+    texts, skipped, notes = {}, {}, {}
+    for sub in submissions:
+        try:
+            texts[sub.student], note = python_sources(sub)
+        except Exception as e:  # one unreadable submission is left out, never the class
+            first = str(e).splitlines()[0] if str(e) else ""
+            skipped[sub.student] = first if isinstance(e, SubmissionError) else \
+                f"{type(e).__name__}: {first}".rstrip(": ")
+            continue
+        if note:
+            notes[sub.student] = note
+    return Scan(clusters(texts, starter_shingles(starters), threshold), skipped, notes)

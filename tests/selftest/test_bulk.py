@@ -5,6 +5,7 @@ import csv
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -102,10 +103,11 @@ def test_grades_csv_totals_before_tests_and_canvas_export(toy_env, tmp_path):
     assert header[:5] == ["student", "score", "max_score", "message", "toy"]
     tasks = [h for h in header if h.startswith("toy: Task ")]
     tests = [h for h in header if h.startswith("toy · ")]
-    assert tasks == ["toy: Task 1: order", "toy: Task 2: add and mean"] and tests
+    assert tasks == ["toy: Task 1", "toy: Task 2"]  # short: never a title cut with "…"
+    assert tests == ["toy · test_order", "toy · test_add", "toy · test_mean", "toy · test_mean_of_nothing"]
     assert max(header.index(t) for t in tasks) < min(header.index(t) for t in tests)
     bob = rows(out)["bob"]
-    t1, t2 = "toy: Task 1: order", "toy: Task 2: add and mean"
+    t1, t2 = "toy: Task 1", "toy: Task 2"
     assert float(bob["toy"]) == 5 and float(bob[t2]) < float(rows(out)["alice"][t2])
     assert float(bob[t1]) + float(bob[t2]) == float(bob["toy"])
     canvas = list(csv.reader(open(out / "canvas.csv")))
@@ -190,24 +192,46 @@ def _program(seed: int, n: int = 30) -> str:
     return "\n".join(f"def f{i}(x, y):\n    return {expr(3)}\n" for i in range(n))
 
 
-def test_similar_submissions_cluster_despite_renaming(tmp_path):
-    from autograder.similarity import clusters
+def test_similar_submissions_cluster_despite_renaming():
+    from autograder.similarity import clusters, code_shingles
 
     base = _program(1)
     renamed = "# my own work\n" + base.replace("x", "alpha").replace("y", "beta")
-    subs = {}
-    for name, text in [("a", base), ("b", renamed), ("c", base + "\n# done\n"),
-                       ("d", _program(2)), ("e", _program(3))]:
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "m.py").write_text(text)
-        subs[name] = tmp_path / name
-    found = clusters(subs)
+    texts = {"a": [base], "b": [renamed], "c": [base + "\n# done\n"], "d": [_program(2)],
+             "e": [_program(3)]}
+    found = clusters(texts)
     assert [c.members for c in found] == [["a", "b", "c"]]
     assert found[0].similarity > 0.9 and found[0].shared_tokens > 100
+    assert clusters(texts, code_shingles([base])) == []  # all they share is the starter's
+
+
+def test_similarity_subtracts_every_starter_and_skips_unreadable(tmp_path):
+    """Two students whose only common code is an untouched starter of a second package: not
+    similar. Reading by intake's rules: a folder named x.py, a FIFO, a link to / are passed
+    over; a zip intake refuses is left out with its reason."""
+    from autograder.bulk_intake import list_submissions
+    from autograder.similarity import scan
+
     starter = tmp_path / "starter"
-    starter.mkdir()
-    (starter / "m.py").write_text(base)  # everything they share is the starter's
-    assert clusters(subs, starter) == []
+    for name, seed, n in (("toy", 7, 10), ("other", 5, 400)):
+        (starter / name).mkdir(parents=True)
+        (starter / name / "__init__.py").write_text(_program(seed, n))
+    subs = tmp_path / "subs"
+    for student, seed in (("ann", 1), ("ben", 2)):
+        (subs / student / "toy").mkdir(parents=True)
+        (subs / student / "toy" / "__init__.py").write_text(_program(seed, 10))
+        shutil.copytree(starter / "other", subs / student / "other")
+    (subs / "ann" / "toy" / "x.py").mkdir()
+    os.mkfifo(subs / "ann" / "toy" / "notes.py")
+    (subs / "ann" / "root").symlink_to("/")
+    with zipfile.ZipFile(subs / "cat.zip", "w") as zf:
+        for i in range(2001):
+            zf.writestr(f"toy/m{i}.py", "")
+    result = scan(list_submissions(subs), [starter])
+    assert result.clusters == [] and list(result.skipped) == ["cat"]
+    assert "2001 entries" in result.skipped["cat"]
+    only_graded = scan(list_submissions(subs), [starter / "toy"])  # the old rule: one package
+    assert [c.members for c in only_graded.clusters] == [["ann", "ben"]]
 
 
 CHROMIUM = shutil.which("chromium")
@@ -215,9 +239,16 @@ CHROMIUM = shutil.which("chromium")
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
 def test_html_report_renders_in_headless_chromium_offline(toy_env, tmp_path):
+    """Each chart under its own heading, the chart's numbers equal the table's (students
+    graded as denominator, with a rejected student in the class), a per-student table with
+    full task titles on hover, names shown literally, no network."""
     subs, out = tmp_path / "subs", tmp_path / "out"
-    package(subs / "alice", SOLUTION)
-    package(subs / "bob", WRONG_ADD)
+    (toy_env / "starter" / "extra").mkdir()
+    (toy_env / "starter" / "extra" / "__init__.py").write_text(_program(5, 300))
+    for student, source in (("alice", SOLUTION), ("bob", WRONG_ADD)):
+        package(subs / student, source)  # both ship the untouched starter of `extra` too
+        shutil.copytree(toy_env / "starter" / "extra", subs / student / "extra")
+    (subs / "__init__").mkdir()  # rejected: no package
     bulk(subs, out, "--assignment", "toy")
     page = (out / "class_report.html").read_text()
     assert "http://" not in page and "https://" not in page
@@ -228,9 +259,55 @@ def test_html_report_renders_in_headless_chromium_offline(toy_env, tmp_path):
     url = (out / "class_report.html").as_uri()
     dom = subprocess.run([*flags, "--dump-dom", url], capture_output=True, text=True,
                          timeout=120).stdout
-    assert "toy: score histogram" in dom and "1 student: add subtracts" in dom
-    assert "<table>" in dom and "<td>" in dom  # the report's tables rendered as tables
+    order = ["<h1>Class report</h1>", "<h2>toy: scores (3 students)</h2>",
+             'alt="toy: score histogram', "<h2>toy: pass rate per task (2 students graded)</h2>",
+             'alt="toy: pass rate per task:', "<h2>Students</h2>"]
+    assert [dom.index(x) for x in order] == sorted(dom.index(x) for x in order)
+    alt = re.search(r'alt="toy: pass rate per task: ([^"]*)"', dom).group(1)
+    charted = dict(re.findall(r"(Task \d+ \((?:public|hidden)\)) (\d+/\d+)", alt))
+    assert charted == {"Task 1 (public)": "2/2", "Task 2 (public)": "1/2", "Task 2 (hidden)": "2/2"}
+    table = re.search(r"<h2>toy: pass rate per task.*?<table>(.*?)</table>", dom, re.S).group(1)
+    cells = {row[0]: row for row in (re.findall(r"<td>(.*?)</td>", r)
+                                     for r in re.findall(r"<tr>(.*?)</tr>", table)) if row}
+    for label, value in charted.items():  # the chart says what the table says
+        task, vis = re.match(r"(Task \d+) \((\w+)\)", label).groups()
+        assert cells[task][2 if vis == "public" else 3] == value
+    assert '<th title="Task 2: add and mean">toy Task 2</th>' in dom
+    students = re.search(r"<h2>Students</h2>(.*?)</table>", dom, re.S).group(1)
+    assert "<td>__init__</td>" in students and "<td>5/7</td>" in students
+    assert "<li>__init__: no" in dom  # Markdown did not eat the underscores
+    assert "1 student: add subtracts" in dom
+    similar = re.search(r"<h2>Suspiciously similar submissions</h2>(.*?)</section>", dom, re.S)
+    assert "<li>none</li>" in similar.group(1)  # the shared starter of `extra` is subtracted
     shot = tmp_path / "shot.png"
     subprocess.run([*flags, f"--screenshot={shot}", "--window-size=800,1200", url],
                    capture_output=True, timeout=120)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 5000
+
+
+def test_compare_lists_exactly_the_students_and_tests_a_golden_change_moves(toy_env, tmp_path,
+                                                                            capsys):
+    subs, before, after = tmp_path / "subs", tmp_path / "before", tmp_path / "after"
+    package(subs / "alice", SOLUTION)
+    package(subs / "bob", WRONG_ADD)
+    package(subs / "carol", SOLUTION.replace("key=lambda i: xs[i])", "key=lambda i: -xs[i])"))
+    bulk(subs, before, "--assignment", "toy")
+    released = {p: p.read_bytes() for p in before.rglob("*") if p.is_file()}
+    golden = toy_env / "tests" / "toy" / "goldens" / "public.json"
+    data = json.loads(golden.read_text())
+    data["tests"]["test_add"]["observations"]["sum[0]"]["expected"] += 1.0  # a wrong fix
+    golden.write_text(json.dumps(data))
+    capsys.readouterr()
+    bulk(subs, after, "--assignment", "toy", "--compare", str(before))
+    table = {r["student"]: r for r in csv.DictReader(open(after / "compare.csv"))}
+    assert set(table) == {"alice", "carol"}  # bob already failed test_add
+    assert {s: (r["before"], r["after"], float(r["change"])) for s, r in table.items()} == \
+        {"alice": ("7 / 7", "5 / 7", -2), "carol": ("6 / 7", "4 / 7", -2)}
+    assert {r["tests that changed"] for r in table.values()} == {"toy · test_add: 2 -> 0"}
+    md = (after / "compare.md").read_text()
+    assert "2 students would change" in md and "| carol | 6 / 7 | 4 / 7 | \\-2 |" in md
+    shown = capsys.readouterr().out
+    assert "regrade preview against" in shown and "test_add: 2 -> 0" in shown
+    assert {p: p.read_bytes() for p in before.rglob("*") if p.is_file()} == released
+    assert cli.main(["bulk", str(subs), "--assignment", "toy", "--out", str(after),
+                     "--compare", str(tmp_path / "nowhere")]) == 2
