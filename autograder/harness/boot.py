@@ -11,6 +11,9 @@ import os
 import sys
 
 
+LAZY_LOADERS = frozenset({"__getattr__", "_get_module"})  # PEP 562 lazy modules (transformers)
+
+
 class ForbiddenImportBlocker(importlib.abc.MetaPathFinder):
     """Makes the assignment's forbidden modules unimportable; the error names the line of the
     implementation (under `impl`) that imported it.
@@ -47,11 +50,13 @@ class ForbiddenImportBlocker(importlib.abc.MetaPathFinder):
                           + self.importer())
 
     def imported_by_student(self):
-        """Whether the code asking for the import (past the import machinery) is the
-        implementation's: a library loading its own parts on the student's behalf is not."""
+        """Whether the code asking for the import (past the import machinery and a lazy
+        module's `__getattr__`, which imports for its caller: `transformers.Qwen2VLModel`) is
+        the implementation's; a library loading its own parts for itself is not."""
         frame = sys._getframe(2)
         while frame is not None and (frame.f_code.co_filename.startswith("<frozen")
-                                     or frame.f_code.co_filename == importlib.__file__):
+                                     or frame.f_code.co_filename == importlib.__file__
+                                     or frame.f_code.co_name in LAZY_LOADERS):
             frame = frame.f_back
         return frame is not None and bool(self.impl) \
             and frame.f_code.co_filename.startswith(self.impl)
