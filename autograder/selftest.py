@@ -8,6 +8,7 @@ list of problems (empty: fine); `make test` runs them through tests/selftest/.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -15,11 +16,12 @@ import jsonschema
 
 from .assignments import VISIBILITIES, Assignment
 from .goldens import stale_report
-from .grading import AssignmentGrade, grade_submission_root
+from .grading import AssignmentGrade, _judge_test, grade_submission_root
 from .mutants import Mutant, load_mutants, materialize
-from .report import SCHEMA_PATH, results_json
+from .report import SCHEMA_PATH, render, results_json
+from .runner import TestRecord
 from .sandbox import SandboxPolicy
-from .store import MutantValues, load_store
+from .store import GoldenStore, MutantValues, TestSpec, load_inputs, load_store
 from .tasks import task_of_file
 
 
@@ -117,6 +119,65 @@ def uncaught_tests(assignment: Assignment) -> list[str]:
         problems += [f"{vis} test {t} is failed by no mutant" for t in store.tests
                      if t not in failed]
     return problems
+
+
+def replayed_record(store: GoldenStore, test: TestSpec, mutant: MutantValues) -> TestRecord:
+    """What the child would report for `test` run on the mutant, rebuilt from the store: the
+    observations it recorded (its stored wrong values, the golden elsewhere) and, where it
+    raised, the exception's builtin class. A value too large to store replays as the golden
+    (its hint cannot fire on it in a real run either)."""
+    site = mutant.raises.get(test.id)
+    names = site["recorded"] if site else list(test.observations)
+    wrong = mutant.values.get(test.id, {})
+    obs = [{"name": n, "value": wrong.get(n, test.observations[n].expected)} for n in names]
+    if site:
+        return TestRecord(test.id, "ended", "failed", f"{site['kind']}: (replayed)",
+                          site["kind"], site["kind"], obs)
+    return TestRecord(test.id, "ended", "passed", obs=obs)
+
+
+def check_text(grade: AssignmentGrade) -> str:
+    """What `check` prints for a grade (rich markup stripped, lines unwrapped)."""
+    from rich.console import Console
+
+    console = Console(record=True, width=100_000, color_system=None, file=open(os.devnull, "w"))
+    render([grade], console, timing=False)
+    console.file.close()
+    return " ".join(console.export_text().split())
+
+
+def public_hint_problems(assignment: Assignment) -> tuple[list[str], list[str]]:
+    """Parent-side, no sandbox run: for every mutant that fails a public test, its hint is in
+    the text `check` prints when a student's code does what the mutant's does (replayed_record
+    through the grading's own judge, hints and renderer). Returns (problems, the mutants that
+    fail hidden tests only). The per-mutant probe runs (mutant_problems) prove that a real run
+    reproduces the stored values."""
+    store = load_store(assignment, "public")
+    inputs = load_inputs(assignment, "public")
+    problems, hidden_only = [], []
+    hidden = load_store(assignment, "hidden")
+    for mutant in load_mutants(assignment):
+        stored = store.mutants.get(mutant.name)
+        if stored is None:
+            problems.append(f"mutant {mutant.name}: not in the public goldens (run `make goldens "
+                            f"ONLY={assignment.name}`)")
+            continue
+        if not stored.has_raises:
+            problems.append(f"mutant {mutant.name}: the goldens predate raise sites (run `make "
+                            f"goldens ONLY={assignment.name}`)")
+            continue
+        failed = [t for t in stored.fails if t in store.tests]
+        if not failed:
+            if hidden.mutants.get(mutant.name) and hidden.mutants[mutant.name].fails:
+                hidden_only.append(mutant.name)
+            continue
+        tests = [_judge_test(assignment, store, store.tests[t], inputs.get(t),
+                             replayed_record(store, store.tests[t], stored)) for t in failed]
+        text = check_text(AssignmentGrade(assignment, tests))
+        if " ".join(mutant.hint.split()) not in text:
+            problems.append(f"mutant {mutant.name} fails public {sorted(failed)} but `check` "
+                            f"would not name its hint")
+    return problems, hidden_only
 
 
 def task_problems(assignment: Assignment) -> list[str]:
