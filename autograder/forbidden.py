@@ -2,9 +2,10 @@
 
 A rule is a dotted path: a top-level module (`"tiktoken"`), a module below it
 (`"transformers.models"`, `"torch.func"`) or an attribute (`"scipy.stats.ttest_ind"`). A rule
-starting with `!` is an exception (`"!transformers.models.llama"`): of all rules covering a name,
-the longest decides, and the packages on the way to an exception stay importable. A rule covers a name equal to it or below it (`torch.func` covers
-`torch.func.jacrev`, not `torch.functional`).
+starting with `!` is an exception (`"!transformers.models.llama"`): of all rules covering a
+name, the longest decides, and the packages on the way to an exception stay importable. A rule
+covers a name equal to it or below it (`torch.func` covers `torch.func.jacrev`, not
+`torch.functional`).
 
 The scan finds the dotted names a file reaches without running it: `import a.b`, `from a.b
 import c` (a.b.c), `__import__`/`importlib.import_module` with a literal name, attribute chains on
@@ -105,16 +106,16 @@ def reached_names(tree: ast.AST) -> list[tuple[str, int]]:
 
 
 def forbidden_uses(tree: ast.AST, rules: tuple[str, ...]) -> list[tuple[str, str, int]]:
-    """(name, rule, line) for each name the file reaches that a rule forbids, once per line and
-    rule (the shortest name it reaches there: the module, not the function)."""
+    """(name, rule, line) for the first use of each rule in the file (on its first line, the
+    shortest name it reaches there: the module, not the function)."""
     if not rules:
         return []
-    best: dict[tuple[str, int], str] = {}
+    first: dict[str, tuple[int, int, str]] = {}
     for name, line in reached_names(tree):
         rule = deciding_rule(rules, name)
         if rule is not None:
-            key = (rule, line)
-            if key not in best or len(name) < len(best[key]):
-                best[key] = name
-    return sorted(((name, rule, line) for (rule, line), name in best.items()),
+            key = (line, len(name), name)
+            if rule not in first or key < first[rule]:
+                first[rule] = key
+    return sorted(((name, rule, line) for rule, (line, _, name) in first.items()),
                   key=lambda t: (t[2], t[1]))

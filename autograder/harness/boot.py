@@ -10,7 +10,6 @@ import json
 import os
 import sys
 
-
 LAZY_LOADERS = frozenset({"__getattr__", "_get_module"})  # PEP 562 lazy modules (transformers)
 
 

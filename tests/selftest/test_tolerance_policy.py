@@ -8,7 +8,7 @@ import pytest
 from autograder.assignments import load
 from autograder.harness.plaindata import encode
 from autograder.store import ObservationSpec
-from autograder.tolerance import too_tight, tolerance_problems
+from autograder.tolerance import tolerance_problems, too_tight
 
 ASSIGNMENTS = ["minigrad", "ad_modes", "bpe", "dedup", "scaling", "ddp", "repro", "fusion"]
 
