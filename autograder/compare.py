@@ -225,9 +225,11 @@ def matches_mutant(spec: ObservationSpec, observed: Any, mutant_data: Any, input
 
 
 def matching_hints(spec: ObservationSpec, observed_data: Any, mutant_values: list[tuple[str, Any]],
-                   inputs: Any, checks: Any, name: str) -> list[str]:
+                   inputs: Any, checks: Any, name: str,
+                   mutant_tags: list[tuple[str, str]] = ()) -> list[str]:
     """Hints (at most MAX_HINTS) of the mutants whose value for this observation fails the
-    golden and matches the student's observed value."""
+    golden and matches the student's observed value, then of those whose named check's
+    failure tag (`mutant_tags`: (hint, tag)) is the student's."""
     try:
         observed = decode(observed_data)
     except (PlainDataError, RecursionError):
@@ -236,6 +238,9 @@ def matching_hints(spec: ObservationSpec, observed_data: Any, mutant_values: lis
     for hint, mutant_data in mutant_values:
         if hint not in hints and matches_mutant(spec, observed, mutant_data, inputs, checks, name):
             hints.append(hint)
+    student_tag = check_tag(spec, observed_data, inputs, checks, name) if mutant_tags else None
+    hints += [hint for hint, tag in mutant_tags
+              if student_tag is not None and tag == student_tag and hint not in hints]
     return hints[:MAX_HINTS]
 
 

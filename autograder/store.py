@@ -114,6 +114,11 @@ class GoldenStore:
         return [(m.hint, m.values[test_id][observation]) for m in self.mutants.values()
                 if observation in m.values.get(test_id, {})]
 
+    def mutant_tags(self, test_id: str, observation: str) -> list[tuple[str, str]]:
+        """(hint, tag) of every mutant whose value for this named check got a failure tag."""
+        return [(m.hint, m.tags[test_id][observation]) for m in self.mutants.values()
+                if observation in m.tags.get(test_id, {})]
+
     def mutants_failing(self, test_id: str) -> list[str]:
         return [m.name for m in self.mutants.values() if test_id in m.fails]
 

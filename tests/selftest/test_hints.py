@@ -141,3 +141,18 @@ def test_check_text_of_a_real_run_names_the_raising_mutant():
     text = check_text(grade)
     assert "ValueError" in text and " ".join(mutant.hint.split()) in text
     assert isinstance(grade, AssignmentGrade) and grade.score == 0
+
+
+def test_local_mode_names_the_tagged_mutant_too(hinted):
+    """Under plain pytest (local mode) the per-observation hints include failure tags."""
+    from autograder.compare import matching_hints
+    from autograder.harness.plaindata import encode
+    from autograder.store import load_inputs
+
+    store = load_store(hinted, "public")
+    spec = store.tests["test_order"].observations["order"]
+    xs = load_inputs(hinted, "public")["test_order"]
+    order = sorted(range(len(xs)), key=lambda i: (-xs[i], -i))  # not the mutant's value
+    hints = matching_hints(spec, encode(order), store.mutant_values("test_order", "order"), xs,
+                           hinted.checks, "order", store.mutant_tags("test_order", "order"))
+    assert hints == [TAG_HINT]
