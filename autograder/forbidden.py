@@ -85,37 +85,39 @@ def _literal_import(node: ast.Call) -> str | None:
     return node.args[0].value if fname in ("__import__", "import_module") else None
 
 
-def reached_names(tree: ast.AST) -> list[tuple[str, int]]:
-    """(dotted name, line) for everything the file reaches statically (see the module doc)."""
+def reached_names(tree: ast.AST) -> list[tuple[str, int, str]]:
+    """(dotted name, line, "imports" | "uses") for everything the file reaches statically
+    (see the module doc)."""
     aliases = _aliases(tree)
-    found: list[tuple[str, int]] = []
+    found: list[tuple[str, int, str]] = []
     for node in ast.walk(tree):
         line = getattr(node, "lineno", 0)
         if isinstance(node, ast.Import):
-            found += [(a.name, line) for a in node.names]
+            found += [(a.name, line, "imports") for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.append((node.module, line))
-            found += [(f"{node.module}.{a.name}", line) for a in node.names if a.name != "*"]
+            found.append((node.module, line, "imports"))
+            found += [(f"{node.module}.{a.name}", line, "imports") for a in node.names
+                      if a.name != "*"]
         elif isinstance(node, (ast.Attribute, ast.Call)):
             name = _dotted(node, aliases)
-            if name is None and isinstance(node, ast.Call):
-                name = _literal_import(node)
             if name is not None:
-                found.append((name, line))
+                found.append((name, line, "uses"))
+            elif isinstance(node, ast.Call) and (name := _literal_import(node)) is not None:
+                found.append((name, line, "imports"))
     return found
 
 
-def forbidden_uses(tree: ast.AST, rules: tuple[str, ...]) -> list[tuple[str, str, int]]:
-    """(name, rule, line) for the first use of each rule in the file (on its first line, the
-    shortest name it reaches there: the module, not the function)."""
+def forbidden_uses(tree: ast.AST, rules: tuple[str, ...]) -> list[tuple[str, str, int, str]]:
+    """(name, rule, line, "imports" | "uses") for the first use of each rule in the file (on
+    its first line, the shortest name it reaches there: the module, not the function)."""
     if not rules:
         return []
-    first: dict[str, tuple[int, int, str]] = {}
-    for name, line in reached_names(tree):
+    first: dict[str, tuple[int, int, str, str]] = {}
+    for name, line, verb in reached_names(tree):
         rule = deciding_rule(rules, name)
         if rule is not None:
-            key = (line, len(name), name)
+            key = (line, len(name), name, verb)
             if rule not in first or key < first[rule]:
                 first[rule] = key
-    return sorted(((name, rule, line) for rule, (line, _, name) in first.items()),
+    return sorted(((name, rule, line, verb) for rule, (line, _, name, verb) in first.items()),
                   key=lambda t: (t[2], t[1]))

@@ -188,8 +188,8 @@ def stage(package_dir: Path, assignment: Assignment, dest: Path) -> Staged:
         except (ValueError, RecursionError, MemoryError) as e:
             staged.problems.append(f"{shown} cannot be parsed: {str(e)[:200]}")
             continue
-        for name, rule, line in forbidden_uses(tree, assignment.forbidden):
-            staged.problems.append(forbidden_problem(shown, line, name, rule))
+        for name, rule, line, verb in forbidden_uses(tree, assignment.forbidden):
+            staged.problems.append(forbidden_problem(shown, line, name, rule, verb))
         target = dest / assignment.package / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(text)
@@ -207,10 +207,10 @@ def syntax_problem(shown: str, e: SyntaxError) -> str:
     return f"{head}\n    {stripped.expandtabs()}\n    {' ' * column}^"
 
 
-def forbidden_problem(shown: str, line: int, name: str, rule: str) -> str:
-    """The one line naming a forbidden use and the rule that forbids it."""
+def forbidden_problem(shown: str, line: int, name: str, rule: str, verb: str = "uses") -> str:
+    """The one line naming a forbidden import or use and the rule that forbids it."""
     what = "it" if name == rule else f"'{rule}'"
-    return (f"{shown}, line {line} uses '{name}', which this assignment forbids ({what} "
+    return (f"{shown}, line {line} {verb} '{name}', which this assignment forbids ({what} "
             f"would do the work for you)")
 
 

@@ -64,7 +64,7 @@ def test_hidden_failure_shows_no_values(toy, tmp_path):
 
 @pytest.mark.parametrize("source, expected", [
     ("def add(:\n", "SyntaxError in toy/__init__.py, line 1"),
-    ("import statistics\n" + SOLUTION, "uses 'statistics', which this assignment forbids"),
+    ("import statistics\n" + SOLUTION, "imports 'statistics', which this assignment forbids"),
 ])
 def test_static_rejections_give_zero_and_a_clear_message(toy, tmp_path, source, expected):
     grade = grade_submission_root(toy, submission(tmp_path, source))
