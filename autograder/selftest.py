@@ -23,6 +23,7 @@ from .runner import TestRecord
 from .sandbox import SandboxPolicy
 from .store import GoldenStore, MutantValues, TestSpec, load_inputs, load_store
 from .tasks import task_of_file
+from .tolerance import tolerance_problems
 
 
 def schema_problems(grades: list[AssignmentGrade]) -> list[str]:
@@ -76,12 +77,13 @@ def mutant_problems(assignment: Assignment, mutant: Mutant,
 
 def probe_tests(assignment: Assignment, mutant: Mutant) -> frozenset[str]:
     """Up to PROBE_TESTS tests, of one visibility, where the goldens hold the mutant's wrong
-    values (where its hint can fire), those with the smallest time limit first; when it has
+    values, raise sites or failure tags (where its hint can fire), those with the smallest time limit first; when it has
     values nowhere, every test it is recorded to fail."""
     ranked = []
     for vis in VISIBILITIES:
         store = load_store(assignment, vis)
-        for test_id in _stored(assignment, vis, mutant).values:
+        stored = _stored(assignment, vis, mutant)
+        for test_id in {*stored.values, *stored.raises, *stored.tags}:
             limit = store.tests[test_id].timeout or assignment.test_timeout
             ranked.append((limit, vis != "public", test_id, vis))
     if not ranked:
@@ -180,6 +182,13 @@ def public_hint_problems(assignment: Assignment) -> tuple[list[str], list[str]]:
     return problems, hidden_only
 
 
+def hint_problems(assignment: Assignment) -> list[str]:
+    """public_hint_problems, with the mutants that fail hidden tests only as problems too."""
+    problems, hidden_only = public_hint_problems(assignment)
+    return problems + [f"mutant {m} fails hidden tests only: `check` can never name it"
+                       for m in hidden_only]
+
+
 def task_problems(assignment: Assignment) -> list[str]:
     """Every graded test file names its handout task (docs/WRITING_TESTS.md, 'Tasks')."""
     return [f"{f.parent.name}/{f.name}: its docstring's first line must be 'Task N: title'"
@@ -199,7 +208,9 @@ def run_selftest(assignment: Assignment, policy: SandboxPolicy | None = None) ->
               ("solutions 100%", lambda: solutions_problems(assignment, policy)),
               ("starter 0", lambda: starter_problems(assignment, policy)),
               ("every test failed by a mutant", lambda: uncaught_tests(assignment)),
-              ("every test file names its task", lambda: task_problems(assignment))]
+              ("every test file names its task", lambda: task_problems(assignment)),
+              ("hints fire in check", lambda: hint_problems(assignment)),
+              ("tolerance policy", lambda: tolerance_problems(assignment))]
     checks += [(f"mutant {m.name}", lambda m=m: mutant_problems(assignment, m, policy))
                for m in load_mutants(assignment)]
     ok = True

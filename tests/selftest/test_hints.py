@@ -12,7 +12,7 @@ from autograder.assignments import load
 from autograder.goldens import generate
 from autograder.grading import AssignmentGrade, grade_submission_root
 from autograder.mutants import load_mutants, materialize
-from autograder.selftest import check_text, public_hint_problems
+from autograder.selftest import check_text, hint_problems, public_hint_problems
 from autograder.starter import without_markers
 from autograder.store import GoldenStore, load_store
 
@@ -64,11 +64,16 @@ def hinted(tmp_path_factory):
 SOLUTION = without_markers((TOY / "solutions" / "toy" / "__init__.py").read_text())
 
 
-def graded(assignment, tmp_path, source):
+def graded(assignment, tmp_path, source, texts=None):
+    """The toy graded with `source` as its package: {test id: result}; `check`'s rendered
+    text appended to `texts` when given."""
     pkg = tmp_path / "sub" / "toy"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text(source)
-    return {t.id: t for t in grade_submission_root(assignment, tmp_path / "sub").tests}
+    grade = grade_submission_root(assignment, tmp_path / "sub", visibilities=("public",))
+    if texts is not None:
+        texts.append(check_text(grade))
+    return {t.id: t for t in grade.tests}
 
 
 def test_goldens_record_the_raise_site_and_the_tag(hinted):
@@ -82,8 +87,10 @@ def test_goldens_record_the_raise_site_and_the_tag(hinted):
 
 def test_a_builtin_raise_of_the_same_class_at_the_same_place_names_the_mutant(hinted, tmp_path):
     source = SOLUTION.replace("return a + b", "raise ValueError('shapes (2,3) and (2,3)')")
-    test = graded(hinted, tmp_path, source)["test_add"]
+    texts = []
+    test = graded(hinted, tmp_path, source, texts)["test_add"]
     assert not test.passed and RAISES_HINT in test.hints
+    assert f"Hint: {RAISES_HINT}" in texts[0]
 
 
 @pytest.mark.parametrize("new", [
@@ -100,8 +107,10 @@ def test_another_class_or_place_names_nothing(hinted, tmp_path, new):
 def test_a_failure_tag_names_the_mutant_whatever_the_values(hinted, tmp_path):
     """Descending with ties in the other order: not the mutant's value, the mutant's tag."""
     source = SOLUTION.replace("key=lambda i: xs[i])", "key=lambda i: (-xs[i], -i))")
-    test = graded(hinted, tmp_path, source)["test_order"]
+    texts = []
+    test = graded(hinted, tmp_path, source, texts)["test_order"]
     assert not test.passed and test.hints == [TAG_HINT]
+    assert f"Hint: {TAG_HINT}" in texts[0]
 
 
 @pytest.mark.parametrize("name", ASSIGNMENTS)
@@ -109,8 +118,7 @@ def test_every_mutant_that_loses_public_points_is_named_by_check(name):
     """Replayed from the goldens through the grading's judge, hints and renderer (no sandbox):
     every mutant that fails a public test has its hint in `check`'s text, and no mutant fails
     hidden tests only (a student could never be told)."""
-    problems, hidden_only = public_hint_problems(load(name))
-    problems += [f"mutant {m} fails hidden tests only" for m in hidden_only]
+    problems = hint_problems(load(name))
     assert not problems, "\n".join(problems)
 
 
