@@ -53,12 +53,15 @@ class ForbiddenImportBlocker(importlib.abc.MetaPathFinder):
         module's `__getattr__`, which imports for its caller: `transformers.Qwen2VLModel`) is
         the implementation's; a library loading its own parts for itself is not."""
         frame = sys._getframe(2)
-        while frame is not None and (frame.f_code.co_filename.startswith("<frozen")
-                                     or frame.f_code.co_filename == importlib.__file__
-                                     or frame.f_code.co_name in LAZY_LOADERS):
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if self.impl and name.startswith(self.impl):
+                return True  # the student's code (its own lazy __getattr__ included)
+            if not (name.startswith("<frozen") or name == importlib.__file__
+                    or frame.f_code.co_name in LAZY_LOADERS):
+                return False
             frame = frame.f_back
-        return frame is not None and bool(self.impl) \
-            and frame.f_code.co_filename.startswith(self.impl)
+        return False
 
     def student_frame(self):
         frame = sys._getframe(1)

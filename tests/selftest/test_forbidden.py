@@ -152,3 +152,60 @@ def test_allowed_parts_work_at_run_time(tmp_path):
     grade = grade_submission_root(assignment, root, visibilities=("public",),
                                   ids=frozenset({RESIZE}))
     assert [t.passed for t in grade.tests] == [True], grade.tests[0].message
+
+
+STUDENT = '''
+import importlib
+import torch  # torch loads torch.func itself: allowed
+import transformers
+
+
+def computed():
+    return importlib.import_module("transformers.models." + "qwen2_vl")
+
+
+def lazy():
+    return transformers.Qwen2VLConfig  # transformers' lazy __getattr__ imports for the student
+
+
+def excepted():
+    from transformers.models.llama import LlamaConfig
+    return LlamaConfig
+
+
+def __getattr__(name):  # the student's own lazy loader, triggered by the caller
+    return importlib.import_module("transformers.models." + "clip")
+'''
+DRIVER = '''
+import sys
+from boot import ForbiddenImportBlocker
+sys.meta_path.insert(0, ForbiddenImportBlocker(sys.argv[1].split(","), sys.argv[2]))
+import student
+for name in ("computed", "lazy", "excepted", "sneaky"):
+    try:
+        getattr(student, name)() if name != "sneaky" else student.sneaky
+        print(name, "allowed")
+    except ImportError as e:
+        print(name, "blocked", "forbidden in this assignment" in str(e))
+import transformers.models.qwen2_vl  # the tests' own import (no student frame): allowed
+print("test-side allowed")
+'''
+
+
+def test_the_run_time_hook_blocks_what_the_students_code_asks_for(tmp_path):
+    import subprocess
+    import sys
+
+    impl = tmp_path / "impl"
+    impl.mkdir()
+    (impl / "student.py").write_text(STUDENT)
+    (tmp_path / "driver.py").write_text(DRIVER)
+    boot = Path(__file__).resolve().parents[2] / "autograder" / "harness"
+    rules = "torch.func,transformers.models,!transformers.models.llama,!transformers.models.auto"
+    out = subprocess.run([sys.executable, str(tmp_path / "driver.py"), rules, str(impl)],
+                         capture_output=True, text=True, timeout=300,
+                         env={"PYTHONPATH": f"{boot}:{impl}", "HF_HUB_OFFLINE": "1",
+                              "PATH": "/usr/bin:/bin"})
+    assert out.stdout.split("\n")[:5] == [
+        "computed blocked True", "lazy blocked True", "excepted allowed", "sneaky blocked True",
+        "test-side allowed"], out.stdout + out.stderr[-2000:]
