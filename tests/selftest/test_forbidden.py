@@ -105,6 +105,26 @@ def test_calling_the_oracle_zeroes_the_assignment_with_one_line(name, tmp_path):
     assert "which this assignment forbids" in grade.problems[0]
 
 
+def every_rule():
+    from autograder.assignments import discover
+
+    return [(a.name, r) for a in discover() for r in a.forbidden if not r.startswith("!")]
+
+
+@pytest.mark.parametrize("name, rule", every_rule())
+def test_every_rule_is_enforced_at_intake(name, rule, tmp_path):
+    """Each assignment's every rule, reached as an attribute chain of its top-level import."""
+    assignment = load(name)
+    top = rule.partition(".")[0]
+    # a rule with exceptions below it (transformers.models) leaves the package itself usable
+    reached = f"{rule}.clip" if any(r.startswith(f"!{rule}.") for r in assignment.forbidden) \
+        else rule
+    source = f"import {top}\n" if top == rule else f"import {top}\nx = {reached}\n"
+    grade = grade_submission_root(assignment, with_module(assignment, tmp_path, source))
+    assert grade.score == 0 and len(grade.problems) == 1
+    assert f"'{rule}'" in grade.problems[0] and "forbids" in grade.problems[0]
+
+
 @pytest.mark.parametrize("name", sorted(ORACLES))
 def test_allowed_parts_pass_intake(name, tmp_path):
     from autograder.intake import stage
