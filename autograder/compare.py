@@ -135,15 +135,68 @@ def compare_value(spec: ObservationSpec, observed: Any, expected: Any, ctx: Simp
     if kind == "close":
         return compare_close(observed, expected, spec.atol, spec.rtol)
     if kind == "check":
-        fn = getattr(checks, spec.check or "", None) if checks is not None else None
-        if fn is None:
-            return f"named check '{spec.check}' is missing from checks.py"
-        try:
-            message = fn(observed, ctx)
-        except Exception as e:  # noqa: BLE001 - a check that cannot read the value fails it
-            return f"could not be checked ({type(e).__name__}: {str(e)[:200]})"
-        return None if message is None else str(message)[:500]
+        return check_outcome(spec, observed, ctx, checks)[0]
     return f"unknown observation kind {kind!r}"
+
+
+def check_outcome(spec: ObservationSpec, observed: Any, ctx: SimpleNamespace | None,
+                  checks: Any) -> tuple[str | None, str | None]:
+    """(message, tag) of a named check on a decoded value: message None when it passes. A
+    check returns None (pass), a message, or `(tag, message)`: the tag names the failure's
+    kind (e.g. "heads_mixed") so that a mutant's hint can fire on it whatever the values."""
+    fn = getattr(checks, spec.check or "", None) if checks is not None else None
+    if fn is None:
+        return f"named check '{spec.check}' is missing from checks.py", None
+    try:
+        result = fn(observed, ctx)
+    except Exception as e:  # noqa: BLE001 - a check that cannot read the value fails it
+        return f"could not be checked ({type(e).__name__}: {str(e)[:200]})", None
+    if result is None:
+        return None, None
+    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], str):
+        tag, message = result
+        return str(message if message is not None else tag)[:500], tag[:100]
+    return str(result)[:500], None
+
+
+def check_tag(spec: ObservationSpec, observed_data: Any, inputs: Any, checks: Any,
+              name: str) -> str | None:
+    """The failure tag a named check gives this encoded value (None: it passes, is not a
+    check, or names no tag)."""
+    if spec.kind != "check":
+        return None
+    try:
+        observed = decode(observed_data)
+        expected = decode(spec.expected)
+    except (PlainDataError, RecursionError):
+        return None
+    ctx = SimpleNamespace(inputs=inputs, expected=expected, name=name)
+    return check_outcome(spec, observed, ctx, checks)[1]
+
+
+def raise_site(test: TestSpec, kind: str | None, recorded: Iterable[str]) -> dict | None:
+    """Where a test raised, as the store keeps it for a mutant (store.MutantValues.raises):
+    {"kind": the exception's first builtin class, "at": the first observation in the test's
+    order that was not recorded (None: all were), "recorded": the test's observations recorded
+    before it raised}. None when nothing (or a stub's NotImplementedError) was raised."""
+    if not kind or kind == "NotImplementedError":
+        return None
+    seen: list[str] = []
+    for name in recorded:
+        if name in test.observations and name not in seen:
+            seen.append(name)
+    at = next((n for n in test.observations if n not in seen), None)
+    return {"kind": kind, "at": at, "recorded": seen}
+
+
+def same_raise(mutant: Any, student: dict | None) -> bool:
+    """Whether the student's test raised the mutant's exception class at the same place: the
+    same builtin class after recording the same observations."""
+    if not isinstance(mutant, dict) or student is None:
+        return False
+    recorded = mutant.get("recorded")
+    return mutant.get("kind") == student["kind"] and isinstance(recorded, list) \
+        and set(recorded) == set(student["recorded"])
 
 
 def judge(spec: ObservationSpec, observed_data: Any, inputs: Any, checks: Any, name: str) -> str | None:
@@ -172,9 +225,11 @@ def matches_mutant(spec: ObservationSpec, observed: Any, mutant_data: Any, input
 
 
 def matching_hints(spec: ObservationSpec, observed_data: Any, mutant_values: list[tuple[str, Any]],
-                   inputs: Any, checks: Any, name: str) -> list[str]:
+                   inputs: Any, checks: Any, name: str,
+                   mutant_tags: list[tuple[str, str]] = ()) -> list[str]:
     """Hints (at most MAX_HINTS) of the mutants whose value for this observation fails the
-    golden and matches the student's observed value."""
+    golden and matches the student's observed value, then of those whose named check's
+    failure tag (`mutant_tags`: (hint, tag)) is the student's."""
     try:
         observed = decode(observed_data)
     except (PlainDataError, RecursionError):
@@ -183,31 +238,55 @@ def matching_hints(spec: ObservationSpec, observed_data: Any, mutant_values: lis
     for hint, mutant_data in mutant_values:
         if hint not in hints and matches_mutant(spec, observed, mutant_data, inputs, checks, name):
             hints.append(hint)
+    student_tag = check_tag(spec, observed_data, inputs, checks, name) if mutant_tags else None
+    hints += [hint for hint, tag in mutant_tags
+              if student_tag is not None and tag == student_tag and hint not in hints]
     return hints[:MAX_HINTS]
 
 
 def ranked_hints(test: TestSpec, observed_data: dict[str, Any], failing: set[str],
-                 mutants: Iterable[MutantValues], inputs: Any, checks: Any) -> list[str]:
-    """The hints of mutants whose wrong value matches one of the test's failing observations,
-    best first: fewest observations of the whole test where the student's value differs from
-    the mutant's (a mutant's value is its stored wrong value, or the golden where it is
-    right). At most MAX_HINTS, each text once."""
+                 mutants: Iterable[MutantValues], inputs: Any, checks: Any,
+                 raised: dict | None = None) -> list[str]:
+    """The hints of mutants that explain the test's failure, best first. A mutant explains it
+    where its wrong value (or its named check's failure tag) matches one of the failing
+    observations, or where it raised the same exception class at the same place as the
+    student's test (`raised`, from raise_site). Ranked by the fewest observations of the whole
+    test where the student's outcome differs from the mutant's (wrong value, failure tag or
+    not recorded). At most MAX_HINTS, each text once."""
     observed: dict[str, Any] = {}
     for name, data in observed_data.items():
         try:
             observed[name] = decode(data)
         except (PlainDataError, RecursionError):
             continue
+    student_tags: dict[str, str | None] = {}
+
+    def tag_of(name: str) -> str | None:
+        if name not in student_tags:
+            student_tags[name] = check_tag(test.observations[name], observed_data[name],
+                                           inputs, checks, name)
+        return student_tags[name]
+
+    missing = {n for n in test.observations if n not in observed}
+    wrong_or_missing = {n for n in test.observations if n in failing} | missing
     ranked = []
     for order, mutant in enumerate(mutants):
         values = mutant.values.get(test.id, {})
+        tags = mutant.tags.get(test.id, {})
+        site = mutant.raises.get(test.id)
         same = {n for n in values if n in failing and n in observed
                 and matches_mutant(test.observations[n], observed[n], values[n], inputs,
                                    checks, n)}
-        if not same:
+        same |= {n for n, tag in tags.items() if n in failing and n in observed
+                 and n in test.observations and tag_of(n) == tag}
+        raise_matches = same_raise(site, raised)
+        if not same and not raise_matches:
             continue
-        wrong_or_missing = {n for n in test.observations if n in failing or n not in observed}
-        differing = len(set(values) - same) + len(wrong_or_missing - set(values))
+        not_recorded = set(test.observations) - set(site["recorded"]) \
+            if isinstance(site, dict) and isinstance(site.get("recorded"), list) else set()
+        bad = set(values) | set(tags) | not_recorded
+        matched = same | (not_recorded & missing)
+        differing = len(bad - matched) + len(wrong_or_missing - bad)
         ranked.append((differing, order, mutant.hint))
     hints: list[str] = []
     for _, _, hint in sorted(ranked):

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .assignments import VISIBILITIES, Assignment
-from .compare import judge, plain_equal
+from .compare import check_tag, judge, plain_equal, raise_site
 from .harness import KINDS
 from .harness.plaindata import decode
 from .mutants import load_mutants, materialize
@@ -110,7 +110,8 @@ def generate(assignment: Assignment, out_base: Path | None = None, with_mutants:
                 values = _failing_values(assignment, store, inputs[vis], res)
                 store.mutants[mutant.name] = MutantValues(
                     mutant.name, mutant.hint, _kept_for_hints(values),
-                    tuple(_failed_tests(store, res, values)))
+                    tuple(_failed_tests(store, res, values)), _raise_sites(store, res),
+                    _failure_tags(assignment, store, inputs[vis], values))
     for vis, store in stores.items():
         store.dump(assignment.goldens_path(vis, base))
     return stores
@@ -131,6 +132,35 @@ def _failing_values(assignment: Assignment, store: GoldenStore, inputs: dict,
             if judge(spec, obs["value"], decoded, assignment.checks, obs["name"]) is not None:
                 values.setdefault(test_id, {})[obs["name"]] = obs["value"]
     return values
+
+
+def _raise_sites(store: GoldenStore, res: RunResult) -> dict:
+    """{test: compare.raise_site} for each test the mutant's code raised in (its hint fires
+    when a student's test raises the same class at the same place). The store's observations
+    are still in the solution's recording order here (dump sorts them)."""
+    sites = {}
+    for test_id, test in store.tests.items():
+        rec = res.records[test_id]
+        if rec.status == "ended" and rec.outcome == "failed":
+            names = [o["name"] for o in rec.obs if isinstance(o, dict)]
+            site = raise_site(test, rec.error_kind, names)
+            if site is not None:
+                sites[test_id] = site
+    return sites
+
+
+def _failure_tags(assignment: Assignment, store: GoldenStore, inputs: dict,
+                  values: dict) -> dict:
+    """{test: {obs: tag}} for the mutant's failing values of named checks that name a tag."""
+    tags: dict[str, dict] = {}
+    for test_id, observed in values.items():
+        decoded = decode(inputs[test_id]) if test_id in inputs else None
+        for name, value in observed.items():
+            tag = check_tag(store.tests[test_id].observations[name], value, decoded,
+                            assignment.checks, name)
+            if tag is not None:
+                tags.setdefault(test_id, {})[name] = tag
+    return tags
 
 
 def _kept_for_hints(values: dict) -> dict:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .assignments import VISIBILITIES, Assignment
 from .backends import get_backend
-from .compare import judge, ranked_hints, short
+from .compare import judge, raise_site, ranked_hints, short
 from .found_instead import found_instead
 from .harness.plaindata import PlainDataError, decode
 from .intake import find_package, stage, staging_dir
@@ -162,9 +162,11 @@ def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inpu
         details.append(f"{shown}: {message}")
     if missing and rec.status == "ended" and rec.outcome == "passed":
         details.append(_missing_message(spec, missing))
-    if failing:
+    raised = raise_site(spec, rec.error_kind, observed) \
+        if rec.status == "ended" and rec.outcome == "failed" else None
+    if failing or raised:
         result.hints = ranked_hints(spec, observed, failing, store.mutants.values(), inputs,
-                                    assignment.checks)
+                                    assignment.checks, raised)
     result.passed = (rec.status == "ended" and rec.outcome == "passed" and not failing
                      and not missing)
     if not result.passed:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .assignments import Assignment
+from .forbidden import forbidden_uses
 
 MAX_ZIP_ENTRIES = 2000
 MAX_ZIP_TOTAL = 50 * 2**20
@@ -136,7 +137,7 @@ def find_package(root: Path, package: str) -> Path | None:
 
 def stage(package_dir: Path, assignment: Assignment, dest: Path) -> Staged:
     """Copy only the package's .py files to dest/<package>/ and check them statically:
-    size limits, syntax, forbidden imports."""
+    size limits, syntax, forbidden modules and attributes (forbidden.py)."""
     staged = Staged(dest)
     files, skipped, refused, total = [], [], [], 0
     for path in sorted(package_dir.rglob("*")):
@@ -187,9 +188,8 @@ def stage(package_dir: Path, assignment: Assignment, dest: Path) -> Staged:
         except (ValueError, RecursionError, MemoryError) as e:
             staged.problems.append(f"{shown} cannot be parsed: {str(e)[:200]}")
             continue
-        for module, line in forbidden_imports(tree, assignment.forbidden):
-            staged.problems.append(f"{shown}, line {line} imports '{module}', which this "
-                                   f"assignment forbids (it would do the work for you)")
+        for name, rule, line, verb in forbidden_uses(tree, assignment.forbidden):
+            staged.problems.append(forbidden_problem(shown, line, name, rule, verb))
         target = dest / assignment.package / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(text)
@@ -207,27 +207,11 @@ def syntax_problem(shown: str, e: SyntaxError) -> str:
     return f"{head}\n    {stripped.expandtabs()}\n    {' ' * column}^"
 
 
-def forbidden_imports(tree: ast.AST, forbidden: tuple[str, ...]) -> list[tuple[str, int]]:
-    """(module, line) for each static import of a forbidden top-level module, including
-    `__import__("m")` and `importlib.import_module("m")` with a literal name."""
-    found = []
-    for node in ast.walk(tree):
-        names: list[str] = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = [node.module]
-        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
-                and isinstance(node.args[0].value, str):
-            fn = node.func
-            fname = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(
-                fn, ast.Attribute) else ""
-            if fname in ("__import__", "import_module"):
-                names = [node.args[0].value]
-        for name in names:
-            if name.partition(".")[0] in forbidden:
-                found.append((name, getattr(node, "lineno", 0)))
-    return found
+def forbidden_problem(shown: str, line: int, name: str, rule: str, verb: str = "uses") -> str:
+    """The one line naming a forbidden import or use and the rule that forbids it."""
+    what = "it" if name == rule else f"'{rule}'"
+    return (f"{shown}, line {line} {verb} '{name}', which this assignment forbids ({what} "
+            f"would do the work for you)")
 
 
 def staging_dir() -> Path:

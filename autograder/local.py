@@ -42,7 +42,8 @@ def judge_local(folder: Path, visibility: str, test_id: str, obs: dict) -> str |
     if message is None:
         return None
     hints = matching_hints(spec, obs["value"], store.mutant_values(test_id, obs["name"]),
-                           inputs, assignment.checks, obs["name"])
+                           inputs, assignment.checks, obs["name"],
+                           store.mutant_tags(test_id, obs["name"]))
     return f"{obs['name']}: {message}" + "".join(f"\nHint: {h}" for h in hints)
 
 

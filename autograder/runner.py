@@ -52,6 +52,7 @@ class TestRecord:
     outcome: str | None = None  # passed | failed (when ended)
     error: str | None = None
     error_type: str | None = None
+    error_kind: str | None = None  # the raised class's first builtin class (compare: hints)
     obs: list = field(default_factory=list)
     meta: dict | None = None
     inputs: object = None
@@ -404,6 +405,8 @@ class FolderRun:
         rec.error_type = str(ev["error_type"])[:100] if ev.get("error_type") else None
         if self.redact and rec.error_type not in _BUILTIN_EXCEPTIONS:
             rec.error_type = None  # a hidden test's failure may name only a builtin exception
+        kind = ev.get("error_kind")
+        rec.error_kind = kind if isinstance(kind, str) and kind in _BUILTIN_EXCEPTIONS else None
         rec.obs = ev.get("obs") if isinstance(ev.get("obs"), list) else []
         rec.meta = ev.get("meta") if isinstance(ev.get("meta"), dict) else None
         rec.where = None if self.redact else _where(ev.get("where"))

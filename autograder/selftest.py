@@ -8,6 +8,7 @@ list of problems (empty: fine); `make test` runs them through tests/selftest/.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -15,12 +16,14 @@ import jsonschema
 
 from .assignments import VISIBILITIES, Assignment
 from .goldens import stale_report
-from .grading import AssignmentGrade, grade_submission_root
+from .grading import AssignmentGrade, _judge_test, grade_submission_root
 from .mutants import Mutant, load_mutants, materialize
-from .report import SCHEMA_PATH, results_json
+from .report import SCHEMA_PATH, render, results_json
+from .runner import TestRecord
 from .sandbox import SandboxPolicy
-from .store import MutantValues, load_store
+from .store import GoldenStore, MutantValues, TestSpec, load_inputs, load_store
 from .tasks import task_of_file
+from .tolerance import tolerance_problems
 
 
 def schema_problems(grades: list[AssignmentGrade]) -> list[str]:
@@ -74,12 +77,13 @@ def mutant_problems(assignment: Assignment, mutant: Mutant,
 
 def probe_tests(assignment: Assignment, mutant: Mutant) -> frozenset[str]:
     """Up to PROBE_TESTS tests, of one visibility, where the goldens hold the mutant's wrong
-    values (where its hint can fire), those with the smallest time limit first; when it has
+    values, raise sites or failure tags (where its hint can fire), those with the smallest time limit first; when it has
     values nowhere, every test it is recorded to fail."""
     ranked = []
     for vis in VISIBILITIES:
         store = load_store(assignment, vis)
-        for test_id in _stored(assignment, vis, mutant).values:
+        stored = _stored(assignment, vis, mutant)
+        for test_id in {*stored.values, *stored.raises, *stored.tags}:
             limit = store.tests[test_id].timeout or assignment.test_timeout
             ranked.append((limit, vis != "public", test_id, vis))
     if not ranked:
@@ -119,6 +123,72 @@ def uncaught_tests(assignment: Assignment) -> list[str]:
     return problems
 
 
+def replayed_record(store: GoldenStore, test: TestSpec, mutant: MutantValues) -> TestRecord:
+    """What the child would report for `test` run on the mutant, rebuilt from the store: the
+    observations it recorded (its stored wrong values, the golden elsewhere) and, where it
+    raised, the exception's builtin class. A value too large to store replays as the golden
+    (its hint cannot fire on it in a real run either)."""
+    site = mutant.raises.get(test.id)
+    names = site["recorded"] if site else list(test.observations)
+    wrong = mutant.values.get(test.id, {})
+    obs = [{"name": n, "value": wrong.get(n, test.observations[n].expected)} for n in names]
+    if site:
+        return TestRecord(test.id, "ended", "failed", f"{site['kind']}: (replayed)",
+                          site["kind"], site["kind"], obs)
+    return TestRecord(test.id, "ended", "passed", obs=obs)
+
+
+def check_text(grade: AssignmentGrade) -> str:
+    """What `check` prints for a grade (rich markup stripped, lines unwrapped)."""
+    from rich.console import Console
+
+    console = Console(record=True, width=100_000, color_system=None, file=open(os.devnull, "w"))
+    render([grade], console, timing=False)
+    console.file.close()
+    return " ".join(console.export_text().split())
+
+
+def public_hint_problems(assignment: Assignment) -> tuple[list[str], list[str]]:
+    """Parent-side, no sandbox run: for every mutant that fails a public test, its hint is in
+    the text `check` prints when a student's code does what the mutant's does (replayed_record
+    through the grading's own judge, hints and renderer). Returns (problems, the mutants that
+    fail hidden tests only). The per-mutant probe runs (mutant_problems) prove that a real run
+    reproduces the stored values."""
+    store = load_store(assignment, "public")
+    inputs = load_inputs(assignment, "public")
+    problems, hidden_only = [], []
+    hidden = load_store(assignment, "hidden")
+    for mutant in load_mutants(assignment):
+        stored = store.mutants.get(mutant.name)
+        if stored is None:
+            problems.append(f"mutant {mutant.name}: not in the public goldens (run `make goldens "
+                            f"ONLY={assignment.name}`)")
+            continue
+        if not stored.has_raises:
+            problems.append(f"mutant {mutant.name}: the goldens predate raise sites (run `make "
+                            f"goldens ONLY={assignment.name}`)")
+            continue
+        failed = [t for t in stored.fails if t in store.tests]
+        if not failed:
+            if hidden.mutants.get(mutant.name) and hidden.mutants[mutant.name].fails:
+                hidden_only.append(mutant.name)
+            continue
+        tests = [_judge_test(assignment, store, store.tests[t], inputs.get(t),
+                             replayed_record(store, store.tests[t], stored)) for t in failed]
+        text = check_text(AssignmentGrade(assignment, tests))
+        if " ".join(mutant.hint.split()) not in text:
+            problems.append(f"mutant {mutant.name} fails public {sorted(failed)} but `check` "
+                            f"would not name its hint")
+    return problems, hidden_only
+
+
+def hint_problems(assignment: Assignment) -> list[str]:
+    """public_hint_problems, with the mutants that fail hidden tests only as problems too."""
+    problems, hidden_only = public_hint_problems(assignment)
+    return problems + [f"mutant {m} fails hidden tests only: `check` can never name it"
+                       for m in hidden_only]
+
+
 def task_problems(assignment: Assignment) -> list[str]:
     """Every graded test file names its handout task (docs/WRITING_TESTS.md, 'Tasks')."""
     return [f"{f.parent.name}/{f.name}: its docstring's first line must be 'Task N: title'"
@@ -138,7 +208,9 @@ def run_selftest(assignment: Assignment, policy: SandboxPolicy | None = None) ->
               ("solutions 100%", lambda: solutions_problems(assignment, policy)),
               ("starter 0", lambda: starter_problems(assignment, policy)),
               ("every test failed by a mutant", lambda: uncaught_tests(assignment)),
-              ("every test file names its task", lambda: task_problems(assignment))]
+              ("every test file names its task", lambda: task_problems(assignment)),
+              ("hints fire in check", lambda: hint_problems(assignment)),
+              ("tolerance policy", lambda: tolerance_problems(assignment))]
     checks += [(f"mutant {m.name}", lambda m=m: mutant_problems(assignment, m, policy))
                for m in load_mutants(assignment)]
     ok = True

@@ -4,7 +4,9 @@ tests/<a>/goldens/<vis>.json (public ships to students; hidden never leaves the 
   {"assignment", "visibility",
    "tests": {id: {"points", "timeout", "file", "task", "task_title",
                   "observations": {name: {"kind", "atol", "rtol", "check", "expected"}}}},
-   "mutants": {name: {"hint", "values": {id: {obs: value}}, "fails": [id, ...]}}}
+   "mutants": {name: {"hint", "values": {id: {obs: value}}, "fails": [id, ...],
+                      "raises": {id: {"kind", "at", "recorded": [obs, ...]}},
+                      "tags": {id: {obs: tag}}}}}
 tests/<a>/inputs/<vis>.json (enters the sandbox): {id: encoded cases}
 
 Values (`expected`, mutant values) stay encoded plain data (harness.plaindata); `compare`
@@ -51,12 +53,21 @@ class TestSpec:
 @dataclass(frozen=True)
 class MutantValues:
     """A mutant's wrong values per test and observation (only values that fail the golden),
-    and every test it fails."""
+    every test it fails, where it raised, and the failure tags of named checks it fails.
+
+    `raises[test]` = {"kind": the raised exception's first builtin class, "at": the first
+    observation (in the test's recording order) it did not record, "recorded": the observations
+    it recorded before raising}; `tags[test][obs]` = the tag its value got from the named
+    check (docs/WRITING_TESTS.md, "Hints"). Stores written before these existed have neither
+    (`has_raises` False: regenerate them)."""
 
     name: str
     hint: str
     values: dict[str, dict[str, Any]] = field(default_factory=dict)
     fails: tuple[str, ...] = ()
+    raises: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tags: dict[str, dict[str, str]] = field(default_factory=dict)
+    has_raises: bool = True
 
 
 @dataclass(frozen=True)
@@ -75,7 +86,8 @@ class GoldenStore:
                                    t.get("task"), t.get("task_title", ""))
                      for tid, t in data["tests"].items()}
             mutants = {name: MutantValues(name, m["hint"], m.get("values", {}),
-                                          tuple(m.get("fails", ())))
+                                          tuple(m.get("fails", ())), m.get("raises", {}),
+                                          m.get("tags", {}), "raises" in m)
                        for name, m in data.get("mutants", {}).items()}
             return cls(data["assignment"], data["visibility"], tests, mutants)
         except (KeyError, TypeError, ValueError) as e:
@@ -87,7 +99,8 @@ class GoldenStore:
             tests[tid] = {"points": t.points, "timeout": t.timeout, "file": t.file,
                           "observations": {n: asdict(o) for n, o in t.observations.items()},
                           "task": t.task, "task_title": t.task_title}
-        mutants = {name: {"hint": m.hint, "values": m.values, "fails": list(m.fails)}
+        mutants = {name: {"hint": m.hint, "values": m.values, "fails": list(m.fails),
+                          "raises": m.raises, "tags": m.tags}
                    for name, m in self.mutants.items()}
         return {"assignment": self.assignment, "visibility": self.visibility, "tests": tests,
                 "mutants": mutants}
@@ -100,6 +113,11 @@ class GoldenStore:
         """(hint, value) of every mutant whose value for this observation fails the golden."""
         return [(m.hint, m.values[test_id][observation]) for m in self.mutants.values()
                 if observation in m.values.get(test_id, {})]
+
+    def mutant_tags(self, test_id: str, observation: str) -> list[tuple[str, str]]:
+        """(hint, tag) of every mutant whose value for this named check got a failure tag."""
+        return [(m.hint, m.tags[test_id][observation]) for m in self.mutants.values()
+                if observation in m.tags.get(test_id, {})]
 
     def mutants_failing(self, test_id: str) -> list[str]:
         return [m.name for m in self.mutants.values() if test_id in m.fails]

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from . import GradedSpec, Recorder
+from . import GradedSpec, Recorder, exception_kind
 from .plaindata import decode, encode
 
 MAX_ERROR_CHARS = 2000
@@ -89,6 +89,7 @@ class GradedRun:
         self.generated: dict[str, Any] = {}
         self.errors: dict[str, str] = {}
         self.error_types: dict[str, str] = {}
+        self.error_kinds: dict[str, str] = {}  # the first builtin class (hints match on it)
         self.wheres: dict[str, dict] = {}
         # the child's real stderr (pytest captures fd 2 during tests): where hang dumps go
         self.stderr_fd = os.dup(2) if config is not None and config.get("timeouts") else None
@@ -158,6 +159,7 @@ class GradedRun:
             if excinfo is not None:
                 self.errors[spec.id] = excinfo.exconly()[:MAX_ERROR_CHARS]
                 self.error_types[spec.id] = excinfo.typename
+                self.error_kinds[spec.id] = exception_kind(excinfo.value)
                 where = self.locate(excinfo.traceback)
                 if where is not None:
                     self.wheres[spec.id] = where
@@ -192,6 +194,7 @@ class GradedRun:
         event = {"ev": "end", "id": spec.id,
                  "outcome": "failed" if spec.id in self.errors else "passed",
                  "error": self.errors.get(spec.id), "error_type": self.error_types.get(spec.id),
+                 "error_kind": self.error_kinds.get(spec.id),
                  "where": self.wheres.get(spec.id),
                  "obs": rec.observations if rec else []}
         if self.config is not None and self.config["mode"] == "gen":
