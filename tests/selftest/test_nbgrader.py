@@ -1,10 +1,13 @@
-"""The nbgrader course, run for real on one assignment (minigrad): `nbgrader generate_assignment`,
-three students' submissions (complete, untouched starter, partial), `nbgrader autograde`, the
-scores in gradebook.db equal to our engine's per task, the written answers left for the
-formgrader, and feedback pages that name hints but nothing of the hidden tests."""
+"""The nbgrader course, run for real. On minigrad: `nbgrader generate_assignment`, three
+students' submissions (complete, untouched starter, partial), `nbgrader autograde`, the scores in
+gradebook.db equal to our engine's per task, the written answers left for the formgrader, feedback
+pages that name hints but nothing of the hidden tests, and the real formgrader in headless
+Chromium. On the toy course: the adversarial corpus (tampered notebooks, files planted next to
+the notebook), each attacker's recorded score and the classmates' unchanged, in one autograde."""
 
 from __future__ import annotations
 
+import copy
 import html
 import json
 import os
@@ -177,3 +180,197 @@ def test_nbgrader_autogrades_with_our_scores_and_hides_the_hidden_tests(tmp_path
             assert "hidden tests:" in text
         if student == "starter":
             assert "not implemented yet" in text
+
+
+# --- the adversarial corpus, on the toy course ----------------------------------------------
+
+TOY_QUESTIONS = '''[[toy]]
+id = "why"
+points = 2
+from = "Task 1"
+question = "Why does order return indices?"
+answer = "So that the caller can sort other lists the same way."
+'''
+
+
+def _forging_payload(marks: Path, points: dict) -> str:
+    """Code planted by an attacker: it leaves a mark (proof it ran in a trusted process) and
+    makes every task cell claim full marks, from a thread that patches LabGrade.task."""
+    return (
+        "import os, sys, threading, time\n"
+        f"os.makedirs({str(marks)!r}, exist_ok=True)\n"
+        f"open(os.path.join({str(marks)!r}, __name__ + '-' + str(os.getpid())), 'w').close()\n"
+        "def _forge():\n"
+        "    while True:\n"
+        "        m = sys.modules.get('autograder.nbgrader_lab')\n"
+        "        if m is not None and hasattr(m, 'LabGrade'):\n"
+        f"            m.LabGrade.task = lambda self, n: {points!r}.get(n, 0)\n"
+        "        time.sleep(0.01)\n"
+        "threading.Thread(target=_forge, daemon=True).start()\n")
+
+
+def _cells(nb, kind: str) -> list:
+    """The notebook's setup cell ("setup"), task cells ("task") or answer cells ("answer")."""
+    def is_kind(c) -> bool:
+        meta = c.metadata.get("nbgrader", {})
+        gid = meta.get("grade_id", "")
+        return {"setup": gid == SETUP_CELL_ID, "task": gid.startswith("task_"),
+                "answer": bool(meta.get("solution"))}[kind]
+    return [c for c in nb.cells if is_kind(c)]
+
+
+def _edit(home: Path, change) -> None:
+    path = home / "toy.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    change(nb)
+    nbformat.write(nb, path)
+
+
+def _plant(home: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (home / rel).parent.mkdir(parents=True, exist_ok=True)
+        (home / rel).write_text(text)
+
+
+def _attacks(payload: str, points: dict) -> dict:
+    """{student: (package, what the attacker does to its folder, what the gradebook must
+    record: "full", "zero" or "engine")}: the corpus, one attack family per student."""
+    forged_lab = ("class _Lab:\n    def task(self, n):\n"
+                  f"        return {points!r}.get(n, 0)\n\n"
+                  "def grade_lab(*args, **kwargs):\n    return _Lab()\n")
+    relaunch = ("import os, runpy, sys\n"
+                "sys.path[:] = [p for p in sys.path if os.path.abspath(p or '.') != os.getcwd()]\n"
+                "runpy.run_module('ipykernel_launcher', run_name='__main__', alter_sys=True)\n")
+
+    def retag(nb):  # skip-execution on the setup and task cells; their nbgrader dicts changed
+        for cell in _cells(nb, "setup") + _cells(nb, "task"):
+            cell.metadata["tags"] = ["skip-execution"]
+            cell.metadata["nbgrader"].update(locked=False, points=1000)
+            cell.metadata["editable"] = True
+        nb.metadata["kernelspec"] = {"name": "evil", "display_name": "evil", "language": "python"}
+
+    def delete(nb):
+        gone = {id(c) for c in _cells(nb, "setup") + _cells(nb, "task")}
+        nb.cells = [c for c in nb.cells if id(c) not in gone]
+
+    def duplicate_and_reorder(nb):  # copies of every locked cell, unlocked, then tasks first
+        copies = []
+        for cell in _cells(nb, "setup") + _cells(nb, "task"):
+            twin = copy.deepcopy(cell)
+            twin.metadata["nbgrader"].update(locked=False, grade=False)
+            copies.append(twin)
+        tasks = _cells(nb, "task")
+        rest = [c for c in nb.cells if c not in tasks]
+        nb.cells = tasks + rest + copies
+
+    def answer_rebinds(nb):  # the answer cell becomes code, after the setup cell, rebinding lab
+        answer = _cells(nb, "answer")[0]
+        nb.cells.remove(answer)
+        answer.cell_type, answer.outputs, answer.execution_count = "code", [], None
+        answer.source = forged_lab + "lab = grade_lab()\n"
+        nb.cells.insert(nb.cells.index(_cells(nb, "setup")[0]) + 1, answer)
+
+    def huge_outputs(nb):  # 6 MB of output, and task cells that already show full marks
+        nb.cells[0] = nbformat.v4.new_code_cell("print('x')", outputs=[nbformat.v4.new_output(
+            "stream", name="stdout", text="x" * 6_000_000)], metadata=nb.cells[0].metadata)
+        for cell in _cells(nb, "task"):
+            cell.outputs = [nbformat.v4.new_output("execute_result", data={
+                "text/plain": str(cell.metadata["nbgrader"]["points"])}, execution_count=1)]
+            cell.execution_count = 1
+
+    def unreadable(home):
+        (home / "toy.ipynb").write_bytes(b"\xff\xfe{ not a notebook")
+
+    def odd_names(home):
+        (home / os.fsdecode(b"\xff\xfe.txt")).write_text("x")
+        (home / "toy" / os.fsdecode(b"notes\xff.py")).write_text("x = 1\n")
+
+    def added_cell(nb):  # a code cell before the tasks that rebinds lab
+        nb.cells.insert(nb.cells.index(_cells(nb, "task")[0]), nbformat.v4.new_code_cell(
+            forged_lab + "lab = grade_lab()\n"))
+
+    return {
+        "complete": ("solution", None, "full"),
+        "starter": ("starter", None, "zero"),
+        "partial": ("mutant", lambda h: _edit(h, added_cell), "engine"),
+        "plant_engine": ("starter", lambda h: _plant(h, {
+            "autograder/__init__.py": payload, "autograder/nbgrader_lab.py": payload + forged_lab,
+            "autograder/nbgrader_course.py": payload + forged_lab}), "zero"),
+        "plant_libs": ("starter", lambda h: _plant(h, {
+            "rich/__init__.py": payload, "numpy/__init__.py": payload,
+            "IPython/__init__.py": payload, "json.py": payload}), "zero"),
+        "plant_site": ("starter", lambda h: _plant(h, {
+            "sitecustomize.py": payload, "usercustomize.py": payload,
+            "evil.pth": "import evil_pth\n", "evil_pth.py": payload,
+            "ipykernel_launcher.py": payload + relaunch}), "zero"),
+        "plant_ipython": ("starter", lambda h: _plant(h, {
+            "ipython_config.py": f"c = get_config()\nc.InteractiveShellApp.exec_lines = [{payload!r}]\n",
+            "ipython_kernel_config.py": f"c = get_config()\nc.InteractiveShellApp.exec_lines = [{payload!r}]\n",
+            "profile_default/startup/00-evil.py": payload,
+            ".ipython/profile_default/startup/00-evil.py": payload,
+            "kernels/evil/kernel.json": json.dumps({"argv": [sys.executable, "-c", payload],
+                                                    "display_name": "evil", "language": "python"}),
+        }), "zero"),
+        "retagged": ("starter", lambda h: _edit(h, retag), "zero"),
+        "deleted": ("solution", lambda h: _edit(h, delete), "full"),
+        "duplicated": ("solution", lambda h: _edit(h, duplicate_and_reorder), "full"),
+        "answer_code": ("starter", lambda h: _edit(h, answer_rebinds), "zero"),
+        "huge_output": ("starter", lambda h: _edit(h, huge_outputs), "zero"),
+        "unreadable": ("solution", unreadable, "zero"),
+        "odd_names": ("solution", odd_names, "full"),
+    }
+
+
+def test_tampered_notebooks_and_planted_files_score_only_what_the_engine_gives(toy_env, tmp_path):
+    """One autograde run, one student per attack (SECURITY.md, "nbgrader course"): each gets
+    exactly the engine's score for its package (the untouched starter's 0 for a starter), no
+    planted code runs in the kernel or the grading interpreter (no mark), a rejected notebook
+    gets 0 with its reason in the gradebook, and the classmates keep their scores."""
+    (toy_env / "solutions" / "written_questions.toml").write_text(TOY_QUESTIONS)
+    a = load("toy", toy_env)
+    points = {t.number: t.points for t in tasks_of(a)}
+    course = build_course(tmp_path / "course", ["toy"], toy_env)
+    env = _jupyter_env(tmp_path)
+    env["TMPDIR"] = str(tmp_path / "tmp")
+    (tmp_path / "tmp").mkdir()
+    _nbgrader(course, env, "generate_assignment", "toy")
+    marks = tmp_path / "marks"
+    attacks = _attacks(_forging_payload(marks, points), points)
+    mutant = load_mutants(a)[0]
+    for student, (package, attack, _) in attacks.items():
+        home = course / "submitted" / student / "toy"
+        shutil.copytree(course / "release" / "toy", home)
+        if package != "starter":
+            shutil.rmtree(home / "toy")
+            if package == "solution":
+                shutil.copytree(a.solutions / "toy", home / "toy")
+            else:
+                materialize(a, mutant, home)
+        if student == "complete":
+            _edit(home, lambda nb: setattr(_cells(nb, "answer")[0], "source", "Reuse."))
+        if attack is not None:
+            attack(home)
+    log = _nbgrader(course, env, "autograde", "toy")
+    assert "SAWarning" not in log
+    partial = tmp_path / "partial"
+    materialize(a, mutant, partial)
+    engine = {t.number: 0.0 for t in tasks_of(a)}
+    for t in service.grade(partial, ["toy"]).grades[0].tests:
+        engine[t.task] += t.points
+    assert 0 < sum(engine.values()) < sum(points.values())
+    expected = {"full": points, "zero": dict.fromkeys(points, 0.0), "engine": engine}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gb:
+        for student, (_, _, want) in attacks.items():
+            recorded = {n: gb.find_grade(task_cell_id(n), "toy", "toy", student).auto_score
+                        for n in points}
+            assert recorded == pytest.approx(expected[want]), student
+            comment = gb.find_comment("q_why", "toy", "toy", student).auto_comment or ""
+            assert ("rejected" in comment) == (student == "unreadable"), (student, comment)
+        assert "not UTF-8" in gb.find_comment("q_why", "toy", "toy", "unreadable").auto_comment
+        assert gb.find_grade("q_why", "toy", "toy", "complete").needs_manual_grade
+    assert not marks.exists() or not list(marks.iterdir()), sorted(p.name for p in marks.iterdir())
+    assert (course / "submitted" / "unreadable" / "toy" / "toy.ipynb.rejected").exists()
+    assert not list((tmp_path / "tmp").glob("nbgrader-kernel-*")), "kernel folders left behind"
+    _nbgrader(course, env, "generate_feedback", "toy")
+    page = course / "feedback" / "huge_output" / "toy" / "toy.html"
+    assert page.stat().st_size < 1_000_000
