@@ -7,14 +7,20 @@ the notebook), each attacker's recorded score and the classmates' unchanged, in 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import html
 import json
 import os
 import re
+import secrets
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import nbformat
@@ -22,12 +28,13 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder import service
-from autograder.assignments import load
+from autograder.assignments import discover, load
 from autograder.mutants import load_mutants, materialize
 from autograder.nbgrader_course import (
     COURSE_ID,
     SETUP_CELL_ID,
     build_course,
+    full_titles,
     lab_notebook,
     task_cell_id,
     tasks_of,
@@ -39,6 +46,11 @@ ASSIGNMENT = "minigrad"
 BROKEN = "tanh_grad_from_input"  # the partial student's one broken function
 STUDENTS = ("complete", "starter", "partial")
 STEP_TIMEOUT = 300  # seconds, per nbgrader command
+SERVER_START = 120  # seconds for the Jupyter server to answer
+BROWSER_TIMEOUT = 120  # seconds per headless Chromium page
+CHROMIUM = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run",
+            "--virtual-time-budget=20000")
 
 
 def _nbgrader(course: Path, env: dict, *args: str) -> str:
@@ -89,7 +101,7 @@ def _answer(notebook: Path, text: str, forge: bool = False) -> None:
 def _run_course(tmp: Path) -> tuple[Path, dict[str, Path]]:
     """The course after generate_assignment, autograde and generate_feedback of three
     students; with each student's package folder (a copy, for our own grading)."""
-    course = build_course(tmp / "course", [ASSIGNMENT])
+    course = build_course(tmp / "course")  # all eight: the formgrader lists them
     env = _jupyter_env(tmp)
     _nbgrader(course, env, "generate_assignment", ASSIGNMENT)
     a = load(ASSIGNMENT)
@@ -109,9 +121,119 @@ def _run_course(tmp: Path) -> tuple[Path, dict[str, Path]]:
                     forge=student == "partial")
         packages[student] = tmp / "packages" / student
         shutil.copytree(home / a.package, packages[student] / a.package)
-    _nbgrader(course, env, "autograde", ASSIGNMENT)
+    log = _nbgrader(course, env, "autograde", ASSIGNMENT)
+    assert "SAWarning" not in log
     _nbgrader(course, env, "generate_feedback", ASSIGNMENT)
     return course, packages
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _stop_group(proc: subprocess.Popen) -> None:
+    """SIGTERM to the process group, SIGKILL after 10 s; the whole group is gone after."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if not _group_alive(proc.pid):
+            break
+        os.killpg(proc.pid, sig)
+        deadline = time.monotonic() + 10
+        while _group_alive(proc.pid) and time.monotonic() < deadline:
+            proc.poll()
+            time.sleep(0.1)
+    proc.wait(timeout=10)
+    assert not _group_alive(proc.pid), "a process of the group outlived its test"
+
+
+@contextlib.contextmanager
+def _jupyter_server(course: Path, env: dict, log: Path):
+    """A real Jupyter server (the formgrader is its nbgrader extension) on a free loopback port,
+    its process group stopped whatever happens; yields (base url, token)."""
+    port, token = _free_port(), secrets.token_hex(16)
+    with open(log, "wb") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "jupyter_server", "--allow-root", "--no-browser",
+             "--ip=127.0.0.1", f"--port={port}", "--port-retries=0",
+             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={course}"],
+            cwd=course, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True)
+    try:
+        base, deadline = f"http://127.0.0.1:{port}", time.monotonic() + SERVER_START
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=5).close()
+                break
+            except OSError:
+                assert server.poll() is None, log.read_text(errors="replace")[-3000:]
+                assert time.monotonic() < deadline, "the Jupyter server did not start"
+                time.sleep(0.5)
+        yield base, token
+    finally:
+        _stop_group(server)
+
+
+def _dom(chromium: str, url: str, profile: Path) -> str:
+    """The page's DOM after its scripts ran, from headless Chromium (its group reaped)."""
+    browser = subprocess.Popen([chromium, *CHROMIUM, f"--user-data-dir={profile}", "--dump-dom",
+                                url], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        out, _ = browser.communicate(timeout=BROWSER_TIMEOUT)
+    finally:
+        _stop_group(browser)
+    return out.decode("utf-8", "replace")
+
+
+def _post(base: str, token: str, path: str) -> dict:
+    request = urllib.request.Request(f"{base}{path}", data=b"", method="POST",
+                                     headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(request, timeout=STEP_TIMEOUT) as reply:
+        return json.loads(reply.read())
+
+
+def _assignment_rows(dom: str) -> dict[str, str]:
+    """{assignment: its row's HTML} of the formgrader's "Manage Assignments" table."""
+    rows = re.findall(r'<tr role="row".*?</tr>', dom, re.S)
+    found = (re.search(r'class="name[^"]*" data-order="([^"]+)"', row) for row in rows)
+    return {m.group(1): row for m, row in zip(found, rows, strict=True) if m}
+
+
+def _check_formgrader(course: Path, env: dict, tmp: Path) -> None:
+    """The real formgrader: all eight assignments listed, no exchange warning, release and
+    collect work, and the complete student's written answer opens for manual grading."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium is not installed: the formgrader was not opened in a browser "
+                    "(everything before it passed)")
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gb:
+        submission = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "complete").id
+    with _jupyter_server(course, env, tmp / "server.log") as (base, token):
+        page = f"{base}/formgrader/manage_assignments?token={token}"
+        dom = _dom(chromium, page, tmp / "chromium")
+        rows = _assignment_rows(dom)
+        assert set(rows) == {a.name for a in discover()} and len(rows) == 8, sorted(rows)
+        assert 'id="warning-exchange"' not in dom and "does not exist" not in dom
+        assert "glyphicon-cloud-upload" in rows[ASSIGNMENT], "no release button"
+        assert _post(base, token, f"/formgrader/api/assignment/{ASSIGNMENT}/release")["success"]
+        assert (course / "exchange" / COURSE_ID / "outbound" / ASSIGNMENT).is_dir()
+        rows = _assignment_rows(_dom(chromium, page, tmp / "chromium"))
+        assert "glyphicon-cloud-download" in rows[ASSIGNMENT], "no collect button after release"
+        assert _post(base, token, f"/formgrader/api/assignment/{ASSIGNMENT}/collect")["success"]
+        grading = _dom(chromium, f"{base}/formgrader/submissions/{submission}?token={token}",
+                       tmp / "chromium")
+        for q in written_questions()[ASSIGNMENT]:
+            assert re.search(rf'<input class="score[^"]*" id="q_{q["id"]}"', grading), q["id"]
+        assert "complete's answer: gradients add up." in html.unescape(grading)
 
 
 def _task_scores(results: service.Results) -> dict[str, float]:
@@ -147,18 +269,17 @@ def test_nbgrader_autogrades_with_our_scores_and_hides_the_hidden_tests(tmp_path
     task_points = {task_cell_id(t.number): t.points for t in tasks_of(a)}
     monkeypatch.setenv("PATH", _venv_path())
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}", COURSE_ID) as gb:
-        for student in STUDENTS:
-            ours = _task_scores(service.grade(packages[student], [ASSIGNMENT]))
-            assert set(ours) == set(task_points)
-            recorded = {cell: gb.find_grade(cell, ASSIGNMENT, ASSIGNMENT, student).auto_score
-                        for cell in ours}
-            assert recorded == pytest.approx(ours), student
+        for student in STUDENTS:  # the engine's scores (the reference's and the starter's known)
             if student == "complete":
-                assert ours == task_points
+                ours = task_points
             elif student == "starter":
-                assert set(ours.values()) == {0.0}
+                ours = dict.fromkeys(task_points, 0.0)
             else:  # the broken function costs some tasks part of their points, not all
+                ours = _task_scores(service.grade(packages[student], [ASSIGNMENT]))
                 assert any(0 < ours[t] < p for t, p in task_points.items()), ours
+            recorded = {cell: gb.find_grade(cell, ASSIGNMENT, ASSIGNMENT, student).auto_score
+                        for cell in task_points}
+            assert recorded == pytest.approx(ours), student
             for q in written_questions()[ASSIGNMENT]:  # left for the formgrader
                 grade = gb.find_grade(f"q_{q['id']}", ASSIGNMENT, ASSIGNMENT, student)
                 assert grade.max_score == q["points"]
@@ -180,6 +301,12 @@ def test_nbgrader_autogrades_with_our_scores_and_hides_the_hidden_tests(tmp_path
             assert "hidden tests:" in text
         if student == "starter":
             assert "not implemented yet" in text
+        flat = " ".join(text.split())
+        for number, title in full_titles(a).items():  # whole, not cut at 60 characters
+            assert f"Task {number}: {title}" in flat, title
+        long = [line for line in text.splitlines() if "Hint:" in line and len(line) > 100]
+        assert not long, f"hint lines not wrapped: {long[:2]}"
+    _check_formgrader(root, _jupyter_env(tmp_path / "formgrader"), tmp_path)
 
 
 # --- the adversarial corpus, on the toy course ----------------------------------------------
@@ -234,7 +361,8 @@ def _plant(home: Path, files: dict[str, str]) -> None:
 
 def _attacks(payload: str, points: dict) -> dict:
     """{student: (package, what the attacker does to its folder, what the gradebook must
-    record: "full", "zero" or "engine")}: the corpus, one attack family per student."""
+    record: "full", "zero" or "engine")}: the corpus, a few attacks of one family per student
+    (each planted file leaves its own mark if it ever runs)."""
     forged_lab = ("class _Lab:\n    def task(self, n):\n"
                   f"        return {points!r}.get(n, 0)\n\n"
                   "def grade_lab(*args, **kwargs):\n    return _Lab()\n")
@@ -293,17 +421,15 @@ def _attacks(payload: str, points: dict) -> dict:
         "complete": ("solution", None, "full"),
         "starter": ("starter", None, "zero"),
         "partial": ("mutant", lambda h: _edit(h, added_cell), "engine"),
-        "plant_engine": ("starter", lambda h: _plant(h, {
+        "plant_packages": ("starter", lambda h: _plant(h, {
             "autograder/__init__.py": payload, "autograder/nbgrader_lab.py": payload + forged_lab,
-            "autograder/nbgrader_course.py": payload + forged_lab}), "zero"),
-        "plant_libs": ("starter", lambda h: _plant(h, {
-            "rich/__init__.py": payload, "numpy/__init__.py": payload,
-            "IPython/__init__.py": payload, "json.py": payload}), "zero"),
-        "plant_site": ("starter", lambda h: _plant(h, {
+            "autograder/nbgrader_course.py": payload + forged_lab, "rich/__init__.py": payload,
+            "numpy/__init__.py": payload, "IPython/__init__.py": payload, "json.py": payload}),
+            "zero"),
+        "plant_startup": ("starter", lambda h: _plant(h, {
             "sitecustomize.py": payload, "usercustomize.py": payload,
             "evil.pth": "import evil_pth\n", "evil_pth.py": payload,
-            "ipykernel_launcher.py": payload + relaunch}), "zero"),
-        "plant_ipython": ("starter", lambda h: _plant(h, {
+            "ipykernel_launcher.py": payload + relaunch,
             "ipython_config.py": f"c = get_config()\nc.InteractiveShellApp.exec_lines = [{payload!r}]\n",
             "ipython_kernel_config.py": f"c = get_config()\nc.InteractiveShellApp.exec_lines = [{payload!r}]\n",
             "profile_default/startup/00-evil.py": payload,
@@ -312,12 +438,11 @@ def _attacks(payload: str, points: dict) -> dict:
                                                     "display_name": "evil", "language": "python"}),
         }), "zero"),
         "retagged": ("starter", lambda h: _edit(h, retag), "zero"),
-        "deleted": ("solution", lambda h: _edit(h, delete), "full"),
+        "deleted": ("solution", lambda h: (_edit(h, delete), odd_names(h)), "full"),
         "duplicated": ("solution", lambda h: _edit(h, duplicate_and_reorder), "full"),
-        "answer_code": ("starter", lambda h: _edit(h, answer_rebinds), "zero"),
-        "huge_output": ("starter", lambda h: _edit(h, huge_outputs), "zero"),
+        "answer_code": ("starter", lambda h: _edit(h, lambda nb: (answer_rebinds(nb),
+                                                                  huge_outputs(nb))), "zero"),
         "unreadable": ("solution", unreadable, "zero"),
-        "odd_names": ("solution", odd_names, "full"),
     }
 
 
@@ -372,5 +497,5 @@ def test_tampered_notebooks_and_planted_files_score_only_what_the_engine_gives(t
     assert (course / "submitted" / "unreadable" / "toy" / "toy.ipynb.rejected").exists()
     assert not list((tmp_path / "tmp").glob("nbgrader-kernel-*")), "kernel folders left behind"
     _nbgrader(course, env, "generate_feedback", "toy")
-    page = course / "feedback" / "huge_output" / "toy" / "toy.html"
+    page = course / "feedback" / "answer_code" / "toy" / "toy.html"
     assert page.stat().st_size < 1_000_000
