@@ -25,6 +25,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbgrader import utils
 from nbgrader.api import Gradebook
 
 from autograder import service
@@ -40,6 +41,8 @@ from autograder.nbgrader_course import (
     tasks_of,
     written_questions,
 )
+from autograder.nbgrader_kernel import IsolatedKernelManager
+from autograder.nbgrader_preprocessor import RequireTaskResults, rejection
 from autograder.store import load_store
 
 ASSIGNMENT = "minigrad"
@@ -499,3 +502,50 @@ def test_tampered_notebooks_and_planted_files_score_only_what_the_engine_gives(t
     _nbgrader(course, env, "generate_feedback", "toy")
     page = course / "feedback" / "answer_code" / "toy" / "toy.html"
     assert page.stat().st_size < 1_000_000
+
+
+def _task_cell(*outputs):
+    cell = nbformat.v4.new_code_cell("lab.task(1)", outputs=list(outputs))
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True,
+                                 "grade_id": "task_1", "points": 5.0, "schema_version": 3}
+    return cell
+
+
+@pytest.mark.parametrize(("outputs", "kept"), [
+    ((), False),  # skipped or emptied: nbgrader alone would give full marks
+    ((("stream", "stdout"),), False),
+    ((("result", "3.5"),), True),
+    ((("result", "5"),), True),
+    ((("result", "7"),), False),  # more than the cell's points
+    ((("result", "nan"),), False),
+    ((("result", "'5'"),), False),
+    ((("result", "3"), ("result", "4")), False),
+    ((("result", "3"), ("stream", "stderr")), False),
+])
+def test_a_task_cell_scores_only_the_points_it_returned(outputs, kept):
+    made = [nbformat.v4.new_output("execute_result", data={"text/plain": v}, execution_count=1)
+            if kind == "result" else nbformat.v4.new_output("stream", name=v, text="x")
+            for kind, v in outputs]
+    cell, _ = RequireTaskResults().preprocess_cell(_task_cell(*made), {}, 0)
+    if kept:
+        assert cell.outputs == made
+    else:
+        assert [o.output_type for o in cell.outputs] == ["error"]
+        assert utils.determine_grade(cell)[0] == 0
+
+
+def test_an_unreadable_notebook_is_named_with_its_reason(tmp_path):
+    cases = {b"\xff\xfe{": "not UTF-8", b"{ nope": "not a readable notebook",
+             b'{"cells": 3, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}': "not a readable"}
+    for data, reason in cases.items():
+        (tmp_path / "nb.ipynb").write_bytes(data)
+        assert reason in (rejection(tmp_path / "nb.ipynb") or ""), data
+    nbformat.write(nbformat.v4.new_notebook(), tmp_path / "nb.ipynb")
+    assert rejection(tmp_path / "nb.ipynb") is None
+
+
+def test_the_grading_kernel_is_the_course_interpreter_isolated():
+    km = IsolatedKernelManager(kernel_name="python3")
+    km.connection_file = "/tmp/k.json"
+    assert km.format_kernel_cmd(["--x"]) == [sys.executable, "-I", "-m", "ipykernel_launcher",
+                                              "-f", "/tmp/k.json", "--x"]
