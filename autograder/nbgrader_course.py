@@ -111,7 +111,7 @@ def _nbgrader(cell, grade_id: str, *, grade: bool, solution: bool, locked: bool,
 def lab_notebook(assignment: Assignment, questions: list[dict]):
     """The source notebook (an nbformat NotebookNode) of one assignment, nbgrader metadata
     included."""
-    import nbformat  # here, not at the top: the notebook's kernel imports grade_lab only
+    import nbformat  # here, not at the top: nbformat is an instructor-only dependency
 
     v4 = nbformat.v4
     handout = next(iter(sorted((assignment.root / "assignments").glob(f"{assignment.number:02d}_*"))),

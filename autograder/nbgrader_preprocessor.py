@@ -47,6 +47,15 @@ def _text(source) -> str | None:
     return None
 
 
+def _attachments(value) -> bool:
+    """Whether `value` is a markdown cell's attachments as nbformat 4 has them:
+    {name: {mime type: base64 text}}."""
+    return isinstance(value, dict) and bool(value) and all(
+        isinstance(name, str) and isinstance(data, dict) and data
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in data.items())
+        for name, data in value.items())
+
+
 def rejection(path: Path) -> str | None:
     """Why nbgrader could not read the submitted notebook at `path` (None: it can)."""
     try:
@@ -90,19 +99,22 @@ class RestoreReleaseCells(Preprocessor):
         release = _release_notebook(self.release_root, info["assignment"], info["notebook"])
         mark = nb.get("metadata", {}).get(REJECTED_KEY, {})
         rejected = mark.get("rejected") if isinstance(mark, dict) else None
-        answers: dict[str, str] = {}
+        answers: dict[str, dict] = {}
         for cell in nb.get("cells", []):
             gid, text = _grade_id(cell), _text(cell.get("source") if isinstance(cell, dict) else None)
             if gid is not None and text is not None:
-                answers.setdefault(gid, text)
+                answers.setdefault(gid, {"source": text, "attachments": cell.get("attachments")})
         cells = []
         for cell in release.cells:
             cell = copy.deepcopy(cell)
             meta = cell.metadata.get("nbgrader", {})
+            answer = answers.get(meta.get("grade_id")) if meta.get("solution") else None
             if rejected is not None and cell.cell_type == "code":
                 cell.source = f"# notebook rejected: {rejected}"
-            elif meta.get("solution") and not rejected and meta["grade_id"] in answers:
-                cell.source = answers[meta["grade_id"]]
+            elif answer is not None and rejected is None:
+                cell.source = answer["source"]
+                if cell.cell_type == "markdown" and _attachments(answer["attachments"]):
+                    cell.attachments = copy.deepcopy(answer["attachments"])  # pasted images
             cells.append(cell)
         changed = len(nb.get("cells", [])) != len(cells)
         nb.cells, nb.metadata = cells, copy.deepcopy(release.metadata)

@@ -362,6 +362,14 @@ def _plant(home: Path, files: dict[str, str]) -> None:
         (home / rel).write_text(text)
 
 
+IMAGE = {"fig.png": {"image/png": "iVBORw0KGgo="}}
+
+
+def _answer_with_image(nb) -> None:
+    answer = _cells(nb, "answer")[0]
+    answer.source, answer.attachments = "Reuse. ![fig](attachment:fig.png)", IMAGE
+
+
 def _attacks(payload: str, points: dict) -> dict:
     """{student: (package, what the attacker does to its folder, what the gradebook must
     record: "full", "zero" or "engine")}: the corpus, a few attacks of one family per student
@@ -449,6 +457,7 @@ def _attacks(payload: str, points: dict) -> dict:
     }
 
 
+@pytest.mark.filterwarnings("ignore::nbformat.warnings.DuplicateCellId")  # the copies' ids
 def test_tampered_notebooks_and_planted_files_score_only_what_the_engine_gives(toy_env, tmp_path):
     """One autograde run, one student per attack (SECURITY.md, "nbgrader course"): each gets
     exactly the engine's score for its package (the untouched starter's 0 for a starter), no
@@ -475,7 +484,7 @@ def test_tampered_notebooks_and_planted_files_score_only_what_the_engine_gives(t
             else:
                 materialize(a, mutant, home)
         if student == "complete":
-            _edit(home, lambda nb: setattr(_cells(nb, "answer")[0], "source", "Reuse."))
+            _edit(home, _answer_with_image)
         if attack is not None:
             attack(home)
     log = _nbgrader(course, env, "autograde", "toy")
@@ -487,17 +496,22 @@ def test_tampered_notebooks_and_planted_files_score_only_what_the_engine_gives(t
         engine[t.task] += t.points
     assert 0 < sum(engine.values()) < sum(points.values())
     expected = {"full": points, "zero": dict.fromkeys(points, 0.0), "engine": engine}
+    ran = sorted(p.name for p in marks.iterdir()) if marks.exists() else []  # planted code's marks
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gb:
-        for student, (_, _, want) in attacks.items():
-            recorded = {n: gb.find_grade(task_cell_id(n), "toy", "toy", student).auto_score
-                        for n in points}
-            assert recorded == pytest.approx(expected[want]), student
+        recorded = {student: {n: gb.find_grade(task_cell_id(n), "toy", "toy", student).auto_score
+                              for n in points} for student in attacks}
+        wrong = {student: got for student, got in recorded.items()
+                 if got != pytest.approx(expected[attacks[student][2]])}
+        assert not wrong, f"recorded scores that are not the engine's: {wrong}; marks: {ran}"
+        for student in attacks:
             comment = gb.find_comment("q_why", "toy", "toy", student).auto_comment or ""
             assert ("rejected" in comment) == (student == "unreadable"), (student, comment)
         assert "not UTF-8" in gb.find_comment("q_why", "toy", "toy", "unreadable").auto_comment
         assert gb.find_grade("q_why", "toy", "toy", "complete").needs_manual_grade
-    assert not marks.exists() or not list(marks.iterdir()), sorted(p.name for p in marks.iterdir())
+    assert not ran, f"planted code ran in a trusted process: {ran}"
     assert (course / "submitted" / "unreadable" / "toy" / "toy.ipynb.rejected").exists()
+    graded = nbformat.read(course / "autograded" / "complete" / "toy" / "toy.ipynb", as_version=4)
+    assert _cells(graded, "answer")[0].get("attachments") == IMAGE  # the answer kept whole
     assert not list((tmp_path / "tmp").glob("nbgrader-kernel-*")), "kernel folders left behind"
     _nbgrader(course, env, "generate_feedback", "toy")
     page = course / "feedback" / "answer_code" / "toy" / "toy.html"
