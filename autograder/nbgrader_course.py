@@ -186,10 +186,10 @@ def config_text(assignments: list[Assignment], package_files: dict[str, list[str
         f"c.CourseDirectory.course_id = {COURSE_ID!r}",
         "c.CourseDirectory.root = COURSE",
         f"c.Exchange.root = os.path.join(COURSE, {EXCHANGE!r})  # formgrader's release/collect",
-        "# nbgrader 0.9's gradebook models trip SQLAlchemy's relationship-overlap warnings on",
-        "# every query; they say nothing about grading (errors still show)",
+        "# nbgrader 0.9's gradebook (nbgrader/api.py) trips SQLAlchemy's autoflush warning",
+        "# 'Object of type <SubmittedAssignment> not in session' for every submission; it says",
+        "# nothing about grading. Only that category, only from nbgrader: errors still show",
         'warnings.filterwarnings("ignore", category=SAWarning, module="nbgrader")',
-        'warnings.filterwarnings("ignore", category=SAWarning, message="relationship")',
         "# the student's package is theirs: autograde must not put the starter back over it",
         "c.Autograde.exclude_overwriting = "
         + pprint.pformat(package_files, width=96, compact=True, sort_dicts=False),
