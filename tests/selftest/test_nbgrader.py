@@ -550,7 +550,9 @@ def test_a_task_cell_scores_only_the_points_it_returned(outputs, kept):
 
 def test_an_unreadable_notebook_is_named_with_its_reason(tmp_path):
     cases = {b"\xff\xfe{": "not UTF-8", b"{ nope": "not a readable notebook",
-             b'{"cells": 3, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}': "not a readable"}
+             b'{"cells": 3, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}': "not a readable",
+             b'{"cells": [3], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}': "not a readable",
+             b'{"cells": [], "metadata": {}, "nbformat": 99}': "not a readable"}
     for data, reason in cases.items():
         (tmp_path / "nb.ipynb").write_bytes(data)
         assert reason in (rejection(tmp_path / "nb.ipynb") or ""), data
