@@ -6,19 +6,23 @@ notebook holds
   - written questions (solutions/written_questions.toml), "manually graded answer" cells with
     their points, graded by hand in the formgrader;
   - one read-only setup cell that grades the package next to the notebook ONCE with our engine
-    (`grade_lab`: service.grade, sandboxed, goldens in this process, student code only in the
-    sandboxed child) — nbgrader never imports the student's package;
+    (nbgrader_lab.grade_lab: a fresh `python -I` interpreter runs service.grade, sandboxed,
+    goldens in that process, student code only in the sandboxed child) — nbgrader never imports
+    the student's package, and the kernel never has the notebook's folder on its path
+    (nbgrader_kernel);
   - one read-only autograder-tests cell per handout task, worth that task's points (public +
     hidden tests, from the golden stores), whose value is the points the engine gave the task:
     nbgrader's partial-credit convention (a grade cell whose result is a number scores that
     number). It prints the task's public failures with their hints; hidden tests appear only as
     a count and the points they cost.
-Before the notebook runs, autograde restores the read-only cells and drops any code cell the
-student added (nbgrader_preprocessor.DropAddedCodeCells, registered in nbgrader_config.py).
+Before the notebook runs, autograde rebuilds it from the released notebook, keeping only the
+student's written answers; after it ran, a task cell that returned no points scores 0
+(nbgrader_preprocessor, registered in nbgrader_config.py with the isolated kernel).
 """
 
 from __future__ import annotations
 
+import ast
 import pprint
 import shutil
 import tomllib
@@ -26,17 +30,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-from . import service
-from .assignments import VISIBILITIES, Assignment, course_root, discover, load
-from .grading import TestResult
+from .assignments import Assignment, course_root, discover, load
 from .store import load_stores
+from .tasks import TASK_LINE, TITLE_END
 
 COURSE_ID = "training-systems"
 QUESTIONS_FILE = "solutions/written_questions.toml"
 SETUP_CELL_ID = "engine_grade"
 KERNELSPEC = MappingProxyType({"name": "python3", "display_name": "Python 3 (ipykernel)",
                                "language": "python"})
-MAX_SHOWN = 6  # public failures printed per task
+EXCHANGE = "exchange"  # the course's exchange root, inside the course folder
 
 
 class CourseError(Exception):
@@ -64,6 +67,22 @@ def tasks_of(assignment: Assignment) -> list[Task]:
     return [Task(n, found[n][0], found[n][1], found[n][2]) for n in order]
 
 
+def full_titles(assignment: Assignment) -> dict[int, str]:
+    """{task: its whole title} from the public test files' docstrings (the stores keep a short
+    one, cut at 60 characters with "…")."""
+    titles: dict[int, str] = {}
+    for path in assignment.test_files("public"):
+        try:
+            doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        except (OSError, SyntaxError, ValueError):
+            continue
+        match = TASK_LINE.match(doc.strip().splitlines()[0] if doc.strip() else "")
+        if match:
+            title = TITLE_END.split(match.group(2).strip(), maxsplit=1)[0].strip().rstrip(".")
+            titles.setdefault(int(match.group(1)), title)
+    return titles
+
+
 def task_cell_id(number: int | None) -> str:
     return f"task_{number}" if number is not None else "task_other"
 
@@ -74,64 +93,6 @@ def written_questions(root: Path | None = None) -> dict[str, list[dict]]:
     if not path.exists():
         return {}
     return tomllib.loads(path.read_text(encoding="utf-8"))
-
-
-# --- the notebook side: what the cells call -------------------------------------------------
-
-
-@dataclass(frozen=True)
-class LabGrade:
-    """One engine run on the package next to the notebook, read task by task."""
-
-    assignment: str
-    tests: tuple[TestResult, ...]
-    problems: tuple[str, ...]
-    hidden_graded: bool
-
-    def task(self, number: int | None) -> float:
-        """Print the task's feedback (public failures with hints; hidden ones as a count) and
-        return its points: the value nbgrader records for the cell."""
-        tests = [t for t in self.tests if t.task == number]
-        score, total = sum(t.points for t in tests), sum(t.max_points for t in tests)
-        print(f"{len(tests)} tests, {score:g} / {total:g} points")
-        for problem in self.problems:
-            print("problem:", problem.splitlines()[0])
-        public = [t for t in tests if t.visibility == "public" and not t.passed]
-        shown: set[str] = set()
-        for t in public[:MAX_SHOWN]:
-            print(f"\nFAILED {t.id} ({t.max_points:g} points)")
-            for line in (t.message or "failed").splitlines():
-                print("   ", line)
-            for hint in t.hints:
-                print("    Hint:", hint if hint not in shown else "(the same as above)")
-                shown.add(hint)
-        if len(public) > MAX_SHOWN:
-            print(f"\n... and {len(public) - MAX_SHOWN} more public tests failed")
-        hidden = [t for t in tests if t.visibility == "hidden"]
-        failed = [t for t in hidden if not t.passed]
-        if failed:
-            lost = sum(t.max_points for t in failed)
-            print(f"\nhidden tests: {len(failed)} of {len(hidden)} failed ({lost:g} points)")
-        if not self.hidden_graded:
-            print("\n(public tests only: the hidden tests run when your instructor autogrades)")
-        return round(score, 6)
-
-
-def grade_lab(assignment: str, folder: Path | str = ".") -> LabGrade:
-    """Grade the assignment's package found in `folder` (default: the notebook's folder) once,
-    through the sandboxed engine; hidden tests too where the hidden goldens exist (the
-    instructor's course), public tests only otherwise (a student's release)."""
-    a = load(assignment)
-    hidden = a.goldens_path("hidden").exists()
-    visibilities = VISIBILITIES if hidden else ("public",)
-    results = service.grade(Path(folder).resolve(), [a.name], visibilities=visibilities)
-    for line in results.warnings:
-        print(line)
-    tests = tuple(t for g in results.grades for t in g.tests)
-    problems = tuple(results.problems) + tuple(p for g in results.grades for p in g.problems)
-    print(f"{a.name}: graded {len(tests)} tests ({'public + hidden' if hidden else 'public'})"
-          f" in {results.execution_time:.1f} s")
-    return LabGrade(a.name, tests, problems, hidden)
 
 
 # --- the course side: writing OUT/ ----------------------------------------------------------
@@ -150,7 +111,7 @@ def _nbgrader(cell, grade_id: str, *, grade: bool, solution: bool, locked: bool,
 def lab_notebook(assignment: Assignment, questions: list[dict]):
     """The source notebook (an nbformat NotebookNode) of one assignment, nbgrader metadata
     included."""
-    import nbformat  # here, not at the top: the notebook's kernel imports grade_lab only
+    import nbformat  # here, not at the top: nbformat is an instructor-only dependency
 
     v4 = nbformat.v4
     handout = next(iter(sorted((assignment.root / "assignments").glob(f"{assignment.number:02d}_*"))),
@@ -177,13 +138,16 @@ def lab_notebook(assignment: Assignment, questions: list[dict]):
         f"## Autograded: your `{pkg}` package\n\nOne engine run grades the package; each cell "
         "below is worth one handout task's points."))
     cells.append(_nbgrader(v4.new_code_cell(
-        "# Grades the package next to this notebook once, in the course's sandbox; the expected\n"
-        "# values never enter this notebook. Read-only: nbgrader restores it before grading.\n"
-        "from autograder.nbgrader_course import grade_lab\n\n"
+        "# Grades the package next to this notebook once, in a fresh interpreter and the course's\n"
+        "# sandbox; the expected values never enter this notebook. Read-only: nbgrader restores\n"
+        "# it before grading.\n"
+        "from autograder.nbgrader_lab import grade_lab\n\n"
         f"lab = grade_lab({assignment.name!r})"), SETUP_CELL_ID, grade=False, solution=False,
         locked=True))
+    titles = full_titles(assignment)
     for task in tasks_of(assignment):
-        label = f"Task {task.number}: {task.title}" if task.number is not None else "Other tests"
+        title = titles.get(task.number, task.title) if task.number is not None else ""
+        label = f"Task {task.number}: {title}" if task.number is not None else "Other tests"
         cells.append(v4.new_markdown_cell(
             f"### {label} ({task.points:g} points, {task.public_points:g} of them public)"))
         cells.append(_nbgrader(v4.new_code_cell(f"lab.task({task.number!r})"),
@@ -196,25 +160,50 @@ def lab_notebook(assignment: Assignment, questions: list[dict]):
 
 
 def config_text(assignments: list[Assignment], package_files: dict[str, list[str]]) -> str:
+    """nbgrader_config.py: the course id, folders and exchange inside the course folder (found
+    from the config file's own path), and autograde's steps (nbgrader_preprocessor,
+    nbgrader_kernel)."""
     timeout = int(max(a.run_timeout for a in assignments) * 2 + 120)
     lines = [
         '"""nbgrader configuration of the Training Systems course (written by',
         '`python -m autograder nbgrader`, which rewrites it). Run nbgrader in this folder with the',
         'course\'s venv."""',
         "",
+        "import functools",
+        "import os",
+        "import warnings",
+        "",
+        "from nbgrader.preprocessors import (ClearOutput, CheckCellMetadata, IgnorePattern,",
+        "                                    LimitOutput, SaveAutoGrades, AssignLatePenalties)",
+        "from sqlalchemy.exc import SAWarning",
+        "",
+        "from autograder.nbgrader_kernel import IsolatedExecute",
+        "from autograder.nbgrader_preprocessor import (RecordRejection, RequireTaskResults,",
+        "                                              RestoreReleaseCells, reject_unreadable)",
+        "",
         "c = get_config()  # noqa: F821",
+        "COURSE = os.path.dirname(os.path.abspath(__file__))",
         f"c.CourseDirectory.course_id = {COURSE_ID!r}",
+        "c.CourseDirectory.root = COURSE",
+        f"c.Exchange.root = os.path.join(COURSE, {EXCHANGE!r})  # formgrader's release/collect",
+        "# nbgrader 0.9's gradebook (nbgrader/api.py) trips SQLAlchemy's autoflush warning",
+        "# 'Object of type <SubmittedAssignment> not in session' for every submission; it says",
+        "# nothing about grading. Only that category, only from nbgrader: errors still show",
+        'warnings.filterwarnings("ignore", category=SAWarning, module="nbgrader")',
         "# the student's package is theirs: autograde must not put the starter back over it",
         "c.Autograde.exclude_overwriting = "
         + pprint.pformat(package_files, width=96, compact=True, sort_dicts=False),
-        "# only the course's code cells run: a cell the student added could rebind `lab`",
-        "from nbgrader.preprocessors import (CheckCellMetadata, ClearOutput, DeduplicateIds,",
-        "                                    OverwriteCells, OverwriteKernelspec)",
-        "",
-        "from autograder.nbgrader_preprocessor import DropAddedCodeCells",
-        "",
-        "c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec,",
-        "                                      OverwriteCells, DropAddedCodeCells, CheckCellMetadata]",
+        "# a notebook nbgrader cannot read is set aside and graded 0 with its reason",
+        "c.Autograde.pre_convert_hook = functools.partial(",
+        "    reject_unreadable, os.path.join(COURSE, 'release'))",
+        "# the notebook is rebuilt from the release (only written answers are the student's);",
+        "# the kernel is the course's interpreter under -I, never the notebook's folder on its path",
+        "c.RestoreReleaseCells.release_root = os.path.join(COURSE, 'release')",
+        "c.Autograde.sanitize_preprocessors = [RestoreReleaseCells, ClearOutput, CheckCellMetadata]",
+        "c.Autograde.autograde_preprocessors = [IsolatedExecute, IgnorePattern, LimitOutput,",
+        "                                       RequireTaskResults, SaveAutoGrades,",
+        "                                       RecordRejection, AssignLatePenalties,",
+        "                                       CheckCellMetadata]",
         "# the setup cell runs the whole engine (it enforces its own time limits)",
         f"c.Execute.timeout = {timeout}",
         "c.Execute.interrupt_on_timeout = True",
@@ -251,5 +240,6 @@ def build_course(out: Path, names: list[str] | None = None, root: Path | None = 
                                     for p in (out / "source" / a.name / a.package).rglob("*")
                                     if p.is_file())
                      for a in present}
+    (out / EXCHANGE).mkdir(exist_ok=True)  # students of a shared hub need it 1777 (nbgrader docs)
     (out / "nbgrader_config.py").write_text(config_text(present, package_files), encoding="utf-8")
     return out
