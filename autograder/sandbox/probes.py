@@ -35,7 +35,7 @@ class Capabilities:
 NONE = Capabilities(False, False, False, False)
 
 
-def _readable_by_others(path: Path) -> bool:
+def readable_by_others(path: Path) -> bool:
     """Whether an unprivileged user can traverse to (and read) path."""
     try:
         real = Path(os.path.realpath(path))
@@ -64,7 +64,7 @@ def capabilities(policy: SandboxPolicy) -> Capabilities:
     elif shutil.which("setpriv") is None:
         user_ok = False
         why["user"] = "setpriv (util-linux) is missing: cannot switch to an unprivileged uid"
-    elif ns_problem and not all(_readable_by_others(p) for p in bwrap.python_paths()):
+    elif ns_problem and not all(readable_by_others(p) for p in bwrap.python_paths()):
         user_ok = False
         why["user"] = ("the interpreter lives under a folder other users cannot read (e.g. "
                        "/root is 0700); install Python elsewhere or make its path readable")

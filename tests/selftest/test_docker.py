@@ -11,7 +11,6 @@ them keeps full marks; no container is left behind.
 from __future__ import annotations
 
 import json
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -33,25 +32,6 @@ RESOURCE_ATTACKS = ["fork_bomb", "memory_bomb", "disk_fill", "loop_python", "net
 
 pytestmark = pytest.mark.skipif(docker_image.podman_problem() is not None,
                                 reason=f"no container engine: {docker_image.podman_problem()}")
-
-
-@pytest.fixture(scope="module")
-def engine():
-    """DOCKER_HOST of a podman service with the runner image built (or found in the cache)."""
-    podman = docker_image.Podman()
-    started = time.monotonic()
-    tag = docker_image.build_runner(podman, "cpu")
-    built_s = time.monotonic() - started
-    with docker_image.PodmanService(podman) as svc:
-        old = os.environ.get("DOCKER_HOST")
-        os.environ["DOCKER_HOST"] = svc.url
-        try:
-            yield {"url": svc.url, "tag": tag, "build_s": built_s}
-        finally:
-            if old is None:
-                os.environ.pop("DOCKER_HOST", None)
-            else:
-                os.environ["DOCKER_HOST"] = old
 
 
 def containers_left(url: str) -> list[str]:
