@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,13 +37,16 @@ NONE = Capabilities(False, False, False, False)
 
 
 def readable_by_others(path: Path) -> bool:
-    """Whether an unprivileged user can traverse to (and read) path."""
+    """Whether a user with no group in common with the owners (a slot uid) can traverse to
+    path and read it (a folder: list and enter it). False when it does not exist."""
     try:
         real = Path(os.path.realpath(path))
-        for p in [*reversed(real.parents), real]:
+        for p in reversed(real.parents):
             if not p.stat().st_mode & 0o001:
                 return False
-        return bool(real.stat().st_mode & 0o004)
+        mode = real.stat().st_mode
+        need = 0o005 if stat.S_ISDIR(mode) else 0o004
+        return mode & need == need
     except OSError:
         return False
 
