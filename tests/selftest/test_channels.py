@@ -29,8 +29,8 @@ HERE = Path(__file__).parent
 ATTACK = HERE / "adversarial" / "channel_all.py"
 CHANNELS = ["flock", "lockf", "dev_shm", "abstract_socket", "loopback_tcp", "loopback_udp",
             "signal", "proc", "sysv_shm"]
-# channels a detector cannot see within one child on this setting (the control is then void)
-NO_CONTROL = {"docker": {"sysv_shm"}}
+# channels a detector cannot see within one child on a setting (its control is then void)
+NO_CONTROL: dict[str, set[str]] = {}
 
 
 def free_ports(n: int) -> list[int]:
@@ -70,20 +70,24 @@ def what_public_saw(toy, tmp_path: Path, policy: sandbox.SandboxPolicy) -> dict:
     return seen
 
 
-SETTINGS = {"host": "", "host_without_namespaces": "namespaces"}
+SETTINGS = {"host": ("host", ""), "host_without_namespaces": ("host", "namespaces"),
+            "docker": ("docker", "")}
 
 
 @pytest.fixture(scope="module", params=sorted(SETTINGS))
 def seen(request, toy_course, tmp_path_factory):
     from autograder.assignments import load
 
+    backend, disable = SETTINGS[request.param]
+    if backend == "docker":
+        request.getfixturevalue("engine")  # skips where podman cannot run
     mp = pytest.MonkeyPatch()
     try:
-        if SETTINGS[request.param]:
-            mp.setenv(sandbox.ENV_DISABLE, SETTINGS[request.param])
-        policy = sandbox.SandboxPolicy.create("auto")
+        if disable:
+            mp.setenv(sandbox.ENV_DISABLE, disable)
+        policy = sandbox.SandboxPolicy.create("auto", backend=backend)
         caps = sandbox.capabilities(policy)
-        if not (caps.namespaces or caps.user):
+        if backend == "host" and not (caps.namespaces or caps.user):
             pytest.skip("neither the namespaces nor the user layer here: "
                         + "; ".join(caps.why.values()))
         out = what_public_saw(load("toy", toy_course), tmp_path_factory.mktemp("ch"), policy)
@@ -104,3 +108,33 @@ def check_channel(seen: dict, channel: str, setting: str) -> None:
 @pytest.mark.parametrize("channel", CHANNELS)
 def test_nothing_crosses_from_hidden_to_public(seen, channel):
     check_channel(seen, channel, seen["setting"])
+
+
+def test_docker_container_cannot_reach_the_host(engine, toy, toy_course, tmp_path):
+    """docker_escape.py's attempts from inside a container: the host's goldens, the engine's
+    API socket, writing the run folder or the image, root's powers (chown, mknod, setuid,
+    mount), the network, other run folders, the host's processes: each fails."""
+    socket_path = engine["url"].removeprefix("unix://")
+    source = ((HERE / "adversarial" / "docker_escape.py").read_text()
+              .replace("__SECRET__", str(toy_course / "tests/toy/goldens/hidden.json"))
+              .replace("__SOCKET__", socket_path))
+    pkg = tmp_path / "escape" / "toy"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(source)
+    policy = sandbox.SandboxPolicy.create("auto", backend="docker")
+    grade = grade_submission_root(toy, tmp_path / "escape", policy=policy)
+    message = next(t.message for t in grade.tests if t.id == "test_add")
+    seen = json.loads(message.split("SEEN")[1])
+    assert seen.pop("host_goldens") == "FileNotFoundError", seen
+    assert seen.pop("engine_socket") == "FileNotFoundError", seen
+    assert seen.pop("docker_sock") == "FileNotFoundError", seen
+    assert seen.pop("write_run_folder") == "OSError", seen  # read-only bind mount
+    assert seen.pop("write_image") == "OSError", seen  # read-only root
+    assert seen.pop("chown_root") == "PermissionError", seen
+    assert seen.pop("mknod") == "PermissionError", seen
+    assert seen.pop("setuid_root") == "PermissionError", seen
+    assert seen.pop("mount") == "Operation not permitted", seen
+    assert seen.pop("network") != "connected", seen  # network "none": no route
+    assert seen.pop("other_runs") == [], seen
+    assert seen.pop("host_processes") < 10, seen  # its own PID namespace
+    assert grade.score == 0
