@@ -250,6 +250,34 @@ def toy_package(source: str):
     return fill
 
 
+PLANTED = ("autograder", "rich", "numpy", "pytest", "jsonschema", "markdown_it")
+
+
+def hostile_files(source: str):
+    """The toy package with `source`, and around it: packages named after the engine and the
+    grader's libraries (at the top and in the package; imported, each would write a marker and
+    kill the process), symbolic links to the autograder's own files, names with bytes that are
+    not UTF-8, a FIFO named like a module, a 60 MB sparse file."""
+    def fill(submission: Path) -> None:
+        toy_package(source)(submission)
+        plant = ("open('/autograder/results/planted-{0}', 'w').close()\n"
+                 "import os\nos._exit(3)\n")
+        for name in PLANTED:
+            for where in (submission, submission / "toy"):
+                (where / name).mkdir()
+                (where / name / "__init__.py").write_text(plant.format(name))
+        os.symlink("/autograder/source/tests/toy/goldens/hidden.json",
+                   submission / "toy" / "leak.py")
+        os.symlink("/autograder/source/tests", submission / "tests")
+        odd = os.fsdecode(b"odd-\xff\xfe")
+        (submission / f"{odd}.py").write_text("x = 1\n")
+        (submission / odd).mkdir()
+        os.mkfifo(submission / "toy" / "notes.py")
+        with open(submission / "huge.bin", "wb") as f:
+            f.truncate(60 * 2**20)
+    return fill
+
+
 def seen_in(results: dict) -> dict:
     message = next(t["output"] for t in results["tests"] if t["name"].endswith("test_add")
                    or "test_add" in t["name"])
@@ -262,10 +290,15 @@ def hidden_tests(results: dict) -> list[dict]:
 
 def test_gradescope_as_root_without_bwrap_keeps_goldens_unreadable(built, tmp_path, engine):
     """Gradescope's layout in a container without bubblewrap, grader as root: the child runs as
-    a slot uid; hidden tests are graded, and every attack of gradescope_runtime.py fails."""
+    a slot uid; hidden tests are graded, and every attack fails: gradescope_runtime.py's (the
+    goldens, results.json, the engine, the venv, killing, a late daemon, leftovers) and the
+    submission's files (hostile_files: shadowing packages, links, odd names, FIFO, size)."""
     source = (CORPUS_DIR / "gradescope_runtime.py").read_text()
-    got = gradescope_container(engine, built, tmp_path / "autograder", toy_package(source))
+    got = gradescope_container(engine, built, tmp_path / "autograder", hostile_files(source))
     results, post = got["results"], got["post"]
+    assert [t["name"].rsplit(" ", 1)[-1] for t in results["tests"]] == [
+        "test_order", "test_add", "test_mean_of_nothing", "test_mean"]  # graded, not hijacked
+    assert not list((tmp_path / "autograder" / "results").glob("planted-*"))
     assert "missing layer 'namespaces'" in results["output"]
     assert "NOT RUN" not in results["output"], results["output"]
     seen = seen_in(results)
@@ -296,3 +329,17 @@ def test_gradescope_grader_without_root_or_bwrap_refuses_hidden(built, tmp_path,
     assert hidden and all(t["score"] == 0 and "NOT RUN" in t["output"] for t in hidden)
     public = [t for t in results["tests"] if t not in hidden]
     assert sum(t["score"] for t in public) == results["score"] == 4
+
+
+def test_gradescope_without_bwrap_no_channel_between_children(built, tmp_path, engine):
+    """channel_all.py under run_autograder without bubblewrap (the fallback layers: children
+    one after the other, kill-by-uid and the slot's leftovers removed after each): the public
+    child's own markers are seen, the hidden child's are not, on each of the 9 channels."""
+    cross, own = 39001, 39002  # the container has its own network namespace
+    source = ((CORPUS_DIR / "channel_all.py").read_text()
+              .replace("__PORT_CROSS__", str(cross)).replace("__PORT_SELF__", str(own)))
+    got = gradescope_container(engine, built, tmp_path / "autograder", toy_package(source))
+    seen = seen_in(got["results"])
+    assert all(seen["control"].values()), seen  # every detector works here
+    assert not any(seen["crossed"].values()), seen
+    assert got["post"] == {"procs": [], "files": []}, got["post"]
