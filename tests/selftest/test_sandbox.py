@@ -519,3 +519,53 @@ def test_grader_killed_mid_run_leaves_nothing_running(toy_course, tmp_path, disa
     while time.monotonic() < deadline and alive(mine):
         time.sleep(0.1)
     assert not alive(mine), "the child outlived the grader"
+
+
+def test_hidden_refused_when_goldens_cannot_be_kept_secret(tmp_path, monkeypatch, toy_course):
+    """No namespaces and no separate uid: the child could read the hidden goldens, so `grade`
+    refuses the hidden tests (a top-level line, each hidden test 0 with the reason) and still
+    grades the public ones; with the goldens made readable to others, a uid alone is not
+    enough either (boxes.HostBox.hidden_refusal)."""
+    from autograder import boxes
+    from autograder.assignments import load
+    from autograder.runner import RunRequest
+    from autograder.store import TestPlan, load_stores
+
+    monkeypatch.setenv(ROOT_VARIABLE, str(toy_course))
+    monkeypatch.setenv(sandbox.ENV_DISABLE, "namespaces,user")
+    out = tmp_path / "out"
+    sub = submission(tmp_path, SOLUTION, "s")
+    assert cli.main(["grade", str(sub), "--assignment", "toy", "--out", str(out)]) == 0
+    results = json.loads((out / "results.json").read_text())
+    assert results["output"].count("hidden tests NOT RUN") == 1, results["output"]
+    hidden = [t for t in results["tests"] if t["visibility"] != "visible"]
+    assert hidden and all(t["score"] == 0 and "NOT RUN" in t["output"] for t in hidden)
+    assert results["score"] == FULL - sum(t["max_score"] for t in hidden) > 0
+    # the rule itself, for each combination auto can end up with (no process started), on a
+    # copy of the course in a folder every user may enter
+    shared = Path(tempfile.mkdtemp(prefix="refusal-"))
+    try:
+        os.chmod(shared, 0o755)
+        shutil.copytree(toy_course, shared / "course")
+        toy = load("toy", shared / "course")
+        goldens = toy.goldens_path("hidden")
+        plan = TestPlan.from_stores(load_stores(toy, ("public", "hidden")))
+
+        def refusal(namespaces: bool, user: bool, mode: str = "auto") -> str | None:
+            caps = sandbox.Capabilities(namespaces, user, True, False, {})
+            request = RunRequest(toy, tmp_path, "replay", plan, sandbox.SandboxPolicy(mode=mode))
+            return boxes.HostBox.hidden_refusal(request, caps)
+
+        assert refusal(True, True) is None and refusal(True, False) is None
+        assert "no separate uid" in refusal(False, False)
+        assert refusal(False, False, mode="none") is None  # isolation off: the user's choice
+        os.chmod(goldens, 0o644)
+        readable = refusal(False, True)
+        assert readable is not None and "unreadable to other users" in readable
+        os.chmod(goldens, 0o600)
+        assert refusal(False, True) is None
+        os.chmod(goldens, 0o644)
+        os.chmod(goldens.parent, 0o700)
+        assert refusal(False, True) is None
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
