@@ -63,8 +63,10 @@ class HostBox:
         """Why this machine cannot keep the hidden goldens unreadable to the child (None: it
         can). With the namespaces layer they are not mounted; without it the child must run as
         a uid of its own (the user layer) AND the goldens must be unreadable to other users.
-        Only `--isolation auto` replays are judged (strict has both layers; none is off)."""
-        if request.mode != "replay" or request.policy.mode != "auto" or caps.namespaces:
+        Only `--isolation auto` replays of untrusted code are judged (strict has both layers;
+        none is off; golden generation replays the course's own mutants)."""
+        if request.mode != "replay" or request.trusted or request.policy.mode != "auto" \
+                or caps.namespaces:
             return None
         no_ns = f"no namespaces layer ({caps.why.get('namespaces', 'missing')})"
         if not caps.user:

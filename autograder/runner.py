@@ -82,6 +82,7 @@ class RunRequest:
     inputs_base: Path | None = None  # where inputs/ is read or (gen) written
     keep: bool = False  # keep run folders (debugging)
     timeout_scale: float = 1.0  # every limit times this (golden generation's mutant runs)
+    trusted: bool = False  # the course's own code (solutions, mutants): no hidden refusal
 
     @property
     def visibilities(self) -> tuple[str, ...]:

@@ -35,6 +35,15 @@ CORPUS_DIR = HERE / "adversarial"
 SOLUTION = without_markers((HERE / "toy_course" / "solutions" / "toy" / "__init__.py").read_text())
 STARTER_SCORE = 0  # the untouched starter (checked in test_engine)
 FULL = 7
+PUBLIC = 4  # the toy's public points: all a good submission gets where hidden tests are refused
+
+
+def good_score() -> int:
+    """What the reference earns under this process's policy: FULL, or PUBLIC where the grader
+    refuses hidden tests (no namespaces layer and no separate uid; the toy course's goldens
+    live in pytest's private tmp folder, unreadable to other users)."""
+    caps = sandbox.capabilities(policy())
+    return FULL if caps.namespaces or caps.user else PUBLIC
 
 # attack file -> the attack it implements (a key of sandbox.ATTACKS, which names the layers)
 CORPUS = {
@@ -423,7 +432,7 @@ def test_fallback_without_namespaces_still_stops(name, toy, tmp_path, host, monk
         bad = pool.submit(grade_submission_root, toy, submission(tmp_path, source, "a"))
         good = pool.submit(grade_submission_root, toy, submission(tmp_path, SOLUTION, "g"))
         assert bad.result().score <= STARTER_SCORE
-        assert good.result().score == FULL
+        assert good.result().score == good_score()
     assert time.monotonic() - started < toy.run_timeout
     assert leaked_processes() == []
 
@@ -439,7 +448,8 @@ def test_cli_strict_refuses_without_full_isolation(tmp_path, monkeypatch, toy_co
     assert "refusing" in capsys.readouterr().err
     assert cli.main(["grade", str(sub), "--isolation", "auto", "--out", str(out)]) == 0
     results = json.loads((out / "results.json").read_text())
-    assert results["score"] == FULL
+    assert results["score"] == good_score()
+    assert ("hidden tests NOT RUN" in results["output"]) == (good_score() == PUBLIC)
     assert "missing layer 'namespaces'" in results["output"]
     assert "network connections" in results["output"]
 
