@@ -179,14 +179,15 @@ def run_tests(request: RunRequest, make_box: BoxFactory = HostBox) -> RunResult:
     deadline = started + request.run_limit()
     caps = capabilities(request.policy)
     visibilities = request.visibilities
-    if SEPARATE_HIDDEN and request.mode == "replay" and len(visibilities) > 1:
+    refusal = hidden_refusal(make_box, request, caps) if "hidden" in visibilities else None
+    if (SEPARATE_HIDDEN or refusal) and request.mode == "replay" and len(visibilities) > 1:
         groups = [(v,) for v in visibilities]
     else:
         groups = [visibilities]
-    refusal = hidden_refusal(make_box, request, caps) if "hidden" in visibilities else None
     folders = []
     for group in groups:
         folder = FolderRun(request, group, deadline, caps, make_box)
+        folder.hard_deadline = started + MAX_RUN_FACTOR * request.run_limit()
         if refusal is not None and "hidden" in group:
             folder.refuse(refusal)
         else:

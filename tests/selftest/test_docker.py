@@ -2,7 +2,8 @@
 private socket, and the CPU runner image built from a locally bootstrapped Debian base (cached
 under ~/.cache/training-systems, so a rerun only starts the service).
 
-Skipped, with the reason, where podman cannot run. What it proves: the bundled example
+Skipped, with the reason, where podman cannot run (the `engine` fixture lives in conftest.py,
+shared with test_channels and test_gradescope). What it proves: the bundled example
 submissions get the same scores through `--backend docker` as on the host; the adversarial
 corpus's resource attacks are contained in the container while a good submission graded beside
 them keeps full marks; no container is left behind.

@@ -80,6 +80,9 @@ def test_zip_has_engine_tests_goldens_and_no_answers(built):
             assert check.returncode == 0, check.stdout
     assert "bubblewrap" in texts["setup.sh"] and "python3.11 -m venv" in texts["setup.sh"]
     assert '-r "$ROOT/source/requirements.txt"' in texts["setup.sh"]
+    # the goldens: root's alone, once at image build (and again by every run_autograder)
+    assert 'chown -R root:root "$ROOT/source"' in texts["setup.sh"]
+    assert 'chmod -R go-rwx "$ROOT/source"' in texts["setup.sh"]
     assert texts["requirements.txt"] == requirements()
     assert "torch==2.13.0\n" in texts["requirements.txt"]
     assert all("==" in line for line in texts["requirements.txt"].splitlines())
