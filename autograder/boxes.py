@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from .sandbox import Capabilities, RunSandbox
+from .sandbox import Capabilities, RunSandbox, readable_by_others
 
 if TYPE_CHECKING:
     from .runner import RunRequest
@@ -58,6 +58,27 @@ class HostChild:
 class HostBox:
     """The host sandbox (`autograder.sandbox.RunSandbox`) as a ChildBox."""
 
+    @staticmethod
+    def hidden_refusal(request: RunRequest, caps: Capabilities) -> str | None:
+        """Why this machine cannot keep the hidden goldens unreadable to the child (None: it
+        can). With the namespaces layer they are not mounted; without it the child must run as
+        a uid of its own (the user layer) AND the goldens must be unreadable to other users.
+        Only `--isolation auto` replays of untrusted code are judged (strict has both layers;
+        none is off; golden generation replays the course's own mutants)."""
+        if request.mode != "replay" or request.trusted or request.policy.mode != "auto" \
+                or caps.namespaces:
+            return None
+        no_ns = f"no namespaces layer ({caps.why.get('namespaces', 'missing')})"
+        if not caps.user:
+            return (f"hidden tests NOT RUN: with {no_ns} and no separate uid "
+                    f"({caps.why.get('user', 'missing')}), the submitted code could read the "
+                    f"hidden goldens; install bubblewrap or run the grader as root")
+        if readable_by_others(request.assignment.goldens_path("hidden")):
+            return (f"hidden tests NOT RUN: with {no_ns}, the hidden goldens must be unreadable "
+                    f"to other users and they are not (chmod -R go-rwx the course's tests "
+                    f"folder, or install bubblewrap)")
+        return None
+
     def __init__(self, run: Path, request: RunRequest, caps: Capabilities):
         self.sandbox = RunSandbox(run, request.policy, caps)
         self.run = run
@@ -80,6 +101,13 @@ class HostBox:
 
     def close(self) -> None:
         self.sandbox.close()
+
+
+def hidden_refusal(make_box: BoxFactory, request: RunRequest,
+                   caps: Capabilities) -> str | None:
+    """`make_box.hidden_refusal(request, caps)` where the box defines one, else the host's."""
+    own = getattr(make_box, "hidden_refusal", HostBox.hidden_refusal)
+    return own(request, caps)
 
 
 def kill_group(proc: subprocess.Popen) -> None:

@@ -18,6 +18,10 @@ the starter rule: a `### BEGIN SOLUTION` region (golden-time code) becomes `rais
 NotImplementedError`. checks.py, which only the trusted parent runs, is kept whole: its ground
 truth judges the hidden tests. The student's code runs in the course's own sandbox (`--isolation auto`), and a
 sandbox layer that Gradescope's container lacks is written into results.json's `output`.
+Gradescope's containers may lack user namespaces (no bubblewrap): setup.sh and every
+run_autograder (`lock_down`) make source/ root's alone (0700/0600), so the child, dropped to a
+uid of its own, cannot read the goldens; where it cannot be dropped either (the grader is not
+root), the engine refuses the hidden tests and says so in results.json.
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import shutil
+import stat
 import sys
 import tempfile
 import tomllib
@@ -63,6 +69,11 @@ python3.11 -m venv "$ROOT/venv"
 "$ROOT/venv/bin/python" -m pip install --quiet --extra-index-url {torch_index} \\
     -r "$ROOT/source/requirements.txt"
 cd "$ROOT/source" && "$ROOT/venv/bin/python" -c "import torch, autograder.service"
+# the engine, tests and goldens: root's alone (the sandboxed child runs as another uid and
+# must not read them where bubblewrap is unavailable); the venv: readable by every user
+chown -R root:root "$ROOT/source"
+chmod -R go-rwx "$ROOT/source"
+chmod -R a+rX "$ROOT/venv"
 """
 
 RUN_AUTOGRADER = """\
@@ -148,6 +159,56 @@ def failed_results(message: str) -> dict:
             "stdout_visibility": "hidden", "tests": []}
 
 
+def lock_down(root: Path) -> list[str]:
+    """Before grading: root/source (engine, tests, goldens) readable by its owner only (dirs
+    0700, files 0600, executables 0700; owned by root when we are root) and root/results not
+    writable by others, so that a child running as another uid, without bubblewrap, can
+    neither read the goldens nor write results.json. Returns the problems (paths it could not
+    fix); the grader then refuses hidden tests by itself if the goldens stay readable."""
+    problems = []
+    as_root = os.geteuid() == 0
+    source = root / "source"
+    for path in [source, *source.rglob("*")] if source.is_dir() else []:
+        try:
+            st = path.lstat()
+            if stat.S_ISLNK(st.st_mode):
+                continue
+            if as_root and (st.st_uid, st.st_gid) != (0, 0):
+                os.chown(path, 0, 0, follow_symlinks=False)
+            executable = stat.S_ISDIR(st.st_mode) or st.st_mode & 0o100
+            os.chmod(path, 0o700 if executable else 0o600)
+        except OSError as e:
+            problems.append(f"{path}: {e.strerror}")
+    results = root / "results"
+    try:
+        results.mkdir(parents=True, exist_ok=True)
+        if as_root:
+            os.chown(results, 0, 0, follow_symlinks=False)
+        os.chmod(results, 0o755)
+    except OSError as e:
+        problems.append(f"{results}: {e.strerror}")
+    return problems
+
+
+def _too_big_or_odd(folder: str, names: list[str]) -> set[str]:
+    """What the scratch copy leaves out: entries that are neither folders, regular files nor
+    links (FIFOs, devices: a read would block or lie) and files larger than a whole zip may
+    unpack to (intake.MAX_ZIP_TOTAL): a huge submission never fills the grader's disk."""
+    from .intake import MAX_ZIP_TOTAL
+
+    skipped = set()
+    for name in names:
+        try:
+            st = os.lstat(os.path.join(folder, name))
+        except OSError:
+            skipped.add(name)
+            continue
+        if not (stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode)
+                or (stat.S_ISREG(st.st_mode) and st.st_size <= MAX_ZIP_TOTAL)):
+            skipped.add(name)
+    return skipped
+
+
 def grade_in(root: Path, assignment: str) -> dict:
     """Grade root/submission (copied to a scratch folder first) for `assignment` with the
     course's sandbox in auto mode; the isolation warnings go into the output."""
@@ -158,7 +219,8 @@ def grade_in(root: Path, assignment: str) -> dict:
     with tempfile.TemporaryDirectory(prefix="gradescope-") as scratch:
         submission = Path(scratch) / "submission"
         if (root / "submission").is_dir():
-            shutil.copytree(root / "submission", submission, symlinks=True)
+            shutil.copytree(root / "submission", submission, symlinks=True,
+                            ignore=_too_big_or_odd)
         else:  # nothing submitted: graded as an empty submission (zero, with the max score)
             submission.mkdir()
         return service.grade(submission, [assignment], policy).gradescope()
@@ -166,6 +228,8 @@ def grade_in(root: Path, assignment: str) -> dict:
 
 def run(root: Path, assignment: str) -> int:
     """run_autograder's body: always writes root/results/results.json."""
+    for problem in lock_down(root)[:5]:
+        print(f"warning: cannot protect {problem}", file=sys.stderr)
     try:
         results = grade_in(root, assignment)
     except Exception as e:  # Gradescope shows nothing useful for a missing results.json

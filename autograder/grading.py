@@ -231,6 +231,8 @@ def _student_message(vis: str, rec: TestRecord, details: list[str],
     if vis == "public":
         shown = details[:6] + ([f"... and {len(details) - 6} more"] if len(details) > 6 else [])
         return "\n".join(shown)
+    if rec.status == "refused":  # the grader could not keep the hidden goldens secret
+        return f"{HIDDEN_FAILED} {rec.error}"
     if rec.status == "timeout":
         return f"{HIDDEN_FAILED} It timed out."
     if rec.status == "not_run" and collect_failed:

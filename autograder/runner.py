@@ -15,12 +15,11 @@ import re
 import shutil
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .assignments import VISIBILITIES, Assignment
-from .boxes import BoxFactory, ChildBox, HostBox
+from .boxes import BoxFactory, ChildBox, HostBox, hidden_refusal
 from .sandbox import Capabilities, SandboxPolicy, capabilities
 from .store import TestPlan
 
@@ -48,7 +47,7 @@ class TestRecord:
     """What the child reported for one test."""
 
     id: str
-    status: str = "not_run"  # ended | timeout | crashed | not_run
+    status: str = "not_run"  # ended | timeout | crashed | not_run | refused
     outcome: str | None = None  # passed | failed (when ended)
     error: str | None = None
     error_type: str | None = None
@@ -84,6 +83,7 @@ class RunRequest:
     inputs_base: Path | None = None  # where inputs/ is read or (gen) written
     keep: bool = False  # keep run folders (debugging)
     timeout_scale: float = 1.0  # every limit times this (golden generation's mutant runs)
+    trusted: bool = False  # the course's own code (solutions, mutants): no hidden refusal
 
     @property
     def visibilities(self) -> tuple[str, ...]:
@@ -167,25 +167,34 @@ def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple
 def run_tests(request: RunRequest, make_box: BoxFactory = HostBox) -> RunResult:
     """Run the request's tests in sandboxed children; never raises for anything a child does.
 
-    A graded replay runs public and hidden tests in separate run folders and children, side
-    by side: the public child never sees hidden tests or inputs (whatever it prints or raises
-    may be shown to the student), and nothing the hidden child writes is shown beyond a test's
-    status."""
+    A graded replay runs public and hidden tests in separate run folders and children, one
+    after the other (public first), never at the same time: the public child never sees hidden
+    tests or inputs (whatever it prints or raises may be shown to the student), nothing the
+    hidden child writes is shown beyond a test's status, and no lock, socket, signal or
+    /proc entry of one child can meet the other (docs/SECURITY.md, "No channel between
+    children"). The run's deadline is shared: the hidden folder gets what the public one left,
+    extended by the public one's timeouts. When the box cannot keep the hidden goldens
+    unreadable to the child (`boxes.hidden_refusal`), the hidden tests are not run: each is
+    recorded as refused, with the reason, and the reason is a collection error."""
     started = time.monotonic()
     deadline = started + request.run_limit()
     caps = capabilities(request.policy)
     visibilities = request.visibilities
-    if SEPARATE_HIDDEN and request.mode == "replay" and len(visibilities) > 1:
+    refusal = hidden_refusal(make_box, request, caps) if "hidden" in visibilities else None
+    if (SEPARATE_HIDDEN or refusal) and request.mode == "replay" and len(visibilities) > 1:
         groups = [(v,) for v in visibilities]
     else:
         groups = [visibilities]
-    folders = [FolderRun(request, g, deadline, caps, make_box) for g in groups]
-    if len(folders) > 1:
-        with ThreadPoolExecutor(max_workers=len(folders)) as pool:
-            list(pool.map(FolderRun.run, folders))
-    else:
-        for f in folders:
-            f.run()
+    folders = []
+    for group in groups:
+        folder = FolderRun(request, group, deadline, caps, make_box)
+        folder.hard_deadline = started + MAX_RUN_FACTOR * request.run_limit()
+        if refusal is not None and "hidden" in group:
+            folder.refuse(refusal)
+        else:
+            folder.run()
+            deadline = folder.deadline
+        folders.append(folder)
     records: dict[str, TestRecord] = {}
     for f in folders:
         records.update(f.records)
@@ -213,6 +222,13 @@ class FolderRun:
         limit = request.run_limit()
         self.hard_deadline = deadline + (MAX_RUN_FACTOR - 1) * limit
         self.redact = "hidden" in visibilities and request.mode == "replay"
+
+    def refuse(self, reason: str) -> FolderRun:
+        """Run nothing: every test of this folder is recorded as refused for `reason`."""
+        for rec in self.records.values():
+            rec.status, rec.error = "refused", reason
+        self.collect_errors.append(reason)
+        return self
 
     def run(self) -> FolderRun:
         if self.remaining == []:

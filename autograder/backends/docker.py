@@ -86,6 +86,11 @@ class ContainerChild:
 class ContainerBox:
     """A run folder whose children are containers (a `boxes.ChildBox`)."""
 
+    @staticmethod
+    def hidden_refusal(request: RunRequest, caps: Capabilities) -> str | None:
+        """Never: a container mounts only its run folder, so goldens are never inside it."""
+        return None
+
     def __init__(self, run: Path, request: RunRequest, caps: Capabilities):
         self.run, self.request = run, request
         self.client = _client()

@@ -10,10 +10,10 @@ environment and file-size limit only; for debugging and overhead figures).
 """
 
 from .policy import ATTACKS, ENV_DISABLE, LAYERS, MODES, IsolationError, Limits, SandboxPolicy
-from .probes import Capabilities, capabilities, report_lines, require
+from .probes import Capabilities, capabilities, readable_by_others, report_lines, require
 from .run import ChildCommand, RunSandbox, scrubbed_env
 from .uids import kill_uid
 
 __all__ = ["ATTACKS", "ENV_DISABLE", "LAYERS", "MODES", "Capabilities", "ChildCommand",
            "IsolationError", "Limits", "RunSandbox", "SandboxPolicy", "capabilities",
-           "kill_uid", "report_lines", "require", "scrubbed_env"]
+           "kill_uid", "readable_by_others", "report_lines", "require", "scrubbed_env"]

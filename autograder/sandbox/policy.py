@@ -44,6 +44,11 @@ ATTACKS: dict[str, tuple[str, ...]] = {
     "files persisting into the next run": ("namespaces", "user"),
     "zip path traversal, symlinks, zip bombs": ("engine",),
     "forbidden modules imported dynamically": ("namespaces",),
+    # the children of one submission run one after the other; the fallback also kills by uid
+    # and removes the uid's leftovers (docs/SECURITY.md, "No channel between children")
+    "channels between a submission's public and hidden children": ("engine",),
+    # hidden tests are refused where the child could read the goldens (boxes.hidden_refusal)
+    "forging hidden scores from readable goldens": ("engine",),
 }
 
 

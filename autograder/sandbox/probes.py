@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,14 +36,17 @@ class Capabilities:
 NONE = Capabilities(False, False, False, False)
 
 
-def _readable_by_others(path: Path) -> bool:
-    """Whether an unprivileged user can traverse to (and read) path."""
+def readable_by_others(path: Path) -> bool:
+    """Whether a user with no group in common with the owners (a slot uid) can traverse to
+    path and read it (a folder: list and enter it). False when it does not exist."""
     try:
         real = Path(os.path.realpath(path))
-        for p in [*reversed(real.parents), real]:
+        for p in reversed(real.parents):
             if not p.stat().st_mode & 0o001:
                 return False
-        return bool(real.stat().st_mode & 0o004)
+        mode = real.stat().st_mode
+        need = 0o005 if stat.S_ISDIR(mode) else 0o004
+        return mode & need == need
     except OSError:
         return False
 
@@ -64,7 +68,7 @@ def capabilities(policy: SandboxPolicy) -> Capabilities:
     elif shutil.which("setpriv") is None:
         user_ok = False
         why["user"] = "setpriv (util-linux) is missing: cannot switch to an unprivileged uid"
-    elif ns_problem and not all(_readable_by_others(p) for p in bwrap.python_paths()):
+    elif ns_problem and not all(readable_by_others(p) for p in bwrap.python_paths()):
         user_ok = False
         why["user"] = ("the interpreter lives under a folder other users cannot read (e.g. "
                        "/root is 0700); install Python elsewhere or make its path readable")

@@ -19,7 +19,7 @@ from pathlib import Path
 from . import bwrap, cgroups
 from .policy import SandboxPolicy
 from .probes import Capabilities, capabilities, require
-from .uids import Slot, kill_uid
+from .uids import Slot, kill_uid, remove_leftovers
 
 
 @dataclass(frozen=True)
@@ -125,11 +125,15 @@ class RunSandbox:
         return ChildCommand(argv + python, env, preexec)
 
     def after_child(self) -> None:
-        """Kill whatever the child left running (escaped daemons, orphans)."""
+        """Kill whatever the child left running (escaped daemons, orphans); without the
+        namespaces layer also remove what its uid left in the host's shared writable places
+        (/tmp, /dev/shm, ...) and its System V IPC objects: no later child may find them."""
         if self.cgroup is not None:
             self.cgroup.kill_all()
         if self.slot is not None:
             kill_uid(self.slot.uid)
+            if not self.caps.namespaces:
+                remove_leftovers(self.slot.uid)
 
     def close(self) -> None:
         if self.cgroup is not None:

@@ -20,6 +20,10 @@ from .policy import IsolationError
 SLOT_UID_BASE = int(os.environ.get("AUTOGRADER_SANDBOX_UID_BASE", "2100000000"))
 SLOTS = 256
 SLOT_LOCKS = Path("/tmp")
+# Places every user may write on a machine without the namespaces layer (with it, each child
+# has private tmpfs ones): what a slot's uid left there is removed after each of its children.
+SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+SYSV_IPC = {"shm": "-m", "sem": "-s", "msg": "-q"}  # /proc/sysvipc/<kind> -> ipcrm flag
 
 
 def is_root() -> bool:
@@ -62,6 +66,62 @@ def kill_uid(uid: int, rounds: int = 50) -> None:
                 except OSError:
                     pass
         time.sleep(0.002)
+
+
+def remove_leftovers(uid: int) -> list[str]:
+    """Remove what `uid` (a slot uid whose processes are all dead) left in the places every
+    user can write, and its System V IPC objects, so that nothing a child leaves there reaches
+    a later child (no namespaces layer: these are the host's own). Returns what was removed."""
+    if not is_root() or uid < SLOT_UID_BASE:
+        return []
+    removed: list[str] = []
+    for top in SHARED_WRITABLE:
+        _remove_owned(Path(top), uid, removed, depth=3)
+    ipcrm = shutil.which("ipcrm")
+    for kind, flag in SYSV_IPC.items():
+        for ident in _ipc_ids(kind, uid):
+            if ipcrm:
+                subprocess.run([ipcrm, flag, ident], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+                removed.append(f"sysv {kind} {ident}")
+    return removed
+
+
+def _remove_owned(folder: Path, uid: int, removed: list[str], depth: int) -> None:
+    """Entries of `folder` owned by uid go; world-writable subfolders of others are searched."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        path = Path(entry.path)
+        if st.st_uid == uid:
+            if stat.S_ISDIR(st.st_mode):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+            removed.append(str(path))
+        elif stat.S_ISDIR(st.st_mode) and st.st_mode & 0o002 and depth > 1:
+            _remove_owned(path, uid, removed, depth - 1)
+
+
+def _ipc_ids(kind: str, uid: int) -> list[str]:
+    """Ids of the System V IPC objects of `kind` (shm, sem, msg) owned by uid."""
+    try:
+        lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
+    except OSError:
+        return []
+    if not lines:
+        return []
+    header = lines[0].split()
+    if "uid" not in header or len(header) < 2:
+        return []
+    at = header.index("uid")
+    return [f[1] for f in (ln.split() for ln in lines[1:]) if len(f) > at and f[at] == str(uid)]
 
 
 def _remove_stale_runs(gid: int) -> None:

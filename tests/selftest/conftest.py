@@ -1,4 +1,6 @@
+import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -36,3 +38,29 @@ def toy_env(toy_course, tmp_path, monkeypatch) -> Path:
                     .replace("run_timeout = 60", "run_timeout = 600"))
     monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(root))
     return root
+
+
+@pytest.fixture(scope="session")
+def engine():
+    """DOCKER_HOST of a podman service with the runner image built (or found in the cache);
+    skipped, with the reason, where podman cannot run. Shared by every container test
+    (test_docker, test_channels, test_gradescope): one image, one service per session."""
+    from autograder.backends import docker_image
+
+    problem = docker_image.podman_problem()
+    if problem is not None:
+        pytest.skip(f"no container engine: {problem}")
+    podman = docker_image.Podman()
+    started = time.monotonic()
+    tag = docker_image.build_runner(podman, "cpu")
+    built_s = time.monotonic() - started
+    with docker_image.PodmanService(podman) as svc:
+        old = os.environ.get("DOCKER_HOST")
+        os.environ["DOCKER_HOST"] = svc.url
+        try:
+            yield {"url": svc.url, "tag": tag, "build_s": built_s, "podman": podman}
+        finally:
+            if old is None:
+                os.environ.pop("DOCKER_HOST", None)
+            else:
+                os.environ["DOCKER_HOST"] = old

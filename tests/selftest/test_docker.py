@@ -2,7 +2,8 @@
 private socket, and the CPU runner image built from a locally bootstrapped Debian base (cached
 under ~/.cache/training-systems, so a rerun only starts the service).
 
-Skipped, with the reason, where podman cannot run. What it proves: the bundled example
+Skipped, with the reason, where podman cannot run (the `engine` fixture lives in conftest.py,
+shared with test_channels and test_gradescope). What it proves: the bundled example
 submissions get the same scores through `--backend docker` as on the host; the adversarial
 corpus's resource attacks are contained in the container while a good submission graded beside
 them keeps full marks; no container is left behind.
@@ -11,7 +12,6 @@ them keeps full marks; no container is left behind.
 from __future__ import annotations
 
 import json
-import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -33,25 +33,6 @@ RESOURCE_ATTACKS = ["fork_bomb", "memory_bomb", "disk_fill", "loop_python", "net
 
 pytestmark = pytest.mark.skipif(docker_image.podman_problem() is not None,
                                 reason=f"no container engine: {docker_image.podman_problem()}")
-
-
-@pytest.fixture(scope="module")
-def engine():
-    """DOCKER_HOST of a podman service with the runner image built (or found in the cache)."""
-    podman = docker_image.Podman()
-    started = time.monotonic()
-    tag = docker_image.build_runner(podman, "cpu")
-    built_s = time.monotonic() - started
-    with docker_image.PodmanService(podman) as svc:
-        old = os.environ.get("DOCKER_HOST")
-        os.environ["DOCKER_HOST"] = svc.url
-        try:
-            yield {"url": svc.url, "tag": tag, "build_s": built_s}
-        finally:
-            if old is None:
-                os.environ.pop("DOCKER_HOST", None)
-            else:
-                os.environ["DOCKER_HOST"] = old
 
 
 def containers_left(url: str) -> list[str]:

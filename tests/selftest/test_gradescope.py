@@ -2,6 +2,7 @@
 run_autograder, run against a local folder laid out like Gradescope's /autograder, writes a
 schema-valid results.json whose scores equal service.grade's on the same submission."""
 
+import importlib
 import json
 import os
 import re
@@ -79,6 +80,9 @@ def test_zip_has_engine_tests_goldens_and_no_answers(built):
             assert check.returncode == 0, check.stdout
     assert "bubblewrap" in texts["setup.sh"] and "python3.11 -m venv" in texts["setup.sh"]
     assert '-r "$ROOT/source/requirements.txt"' in texts["setup.sh"]
+    # the goldens: root's alone, once at image build (and again by every run_autograder)
+    assert 'chown -R root:root "$ROOT/source"' in texts["setup.sh"]
+    assert 'chmod -R go-rwx "$ROOT/source"' in texts["setup.sh"]
     assert texts["requirements.txt"] == requirements()
     assert "torch==2.13.0\n" in texts["requirements.txt"]
     assert all("==" in line for line in texts["requirements.txt"].splitlines())
@@ -169,3 +173,176 @@ def test_missing_goldens_is_one_line(toy_course, tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.startswith("error: toy: no public goldens") and err.count("\n") == 1
     assert not (tmp_path / "a.zip").exists()
+
+
+# ------------------------------------------- Gradescope without user namespaces (a container)
+
+CORPUS_DIR = Path(__file__).parent / "adversarial"
+CONTAINER_PYTHON = "/opt/runner/venv/bin/python3"
+GRADER_EXTRAS = ("rich", "markdown_it", "mdurl", "pygments")
+POST_CHECK = """
+import json, os
+slot = 2100000000
+procs = []
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        if os.stat(f"/proc/{pid}").st_uid >= slot:
+            procs.append(open(f"/proc/{pid}/cmdline", "rb").read().decode("utf-8", "replace"))
+    except OSError:
+        pass
+files = [os.path.join(d, n) for d in ("/tmp", "/var/tmp", "/dev/shm") for n in os.listdir(d)
+         if os.lstat(os.path.join(d, n)).st_uid >= slot]
+print("POST" + json.dumps({"procs": procs, "files": files}))
+"""
+
+
+def gradescope_container(engine, zip_path: Path, root: Path, fill, user: str = "0") -> dict:
+    """Lay out `root` as Gradescope's /autograder (source from the zip, submission made by
+    `fill(root / "submission")`, results/), run run_autograder in the runner image (no
+    bubblewrap there) as `user`, wait for late daemons, and return {"results", "post",
+    "log"}: post lists slot-uid processes and files in /tmp, /var/tmp, /dev/shm left after."""
+    import hashlib
+
+    with zipfile.ZipFile(zip_path) as zf:
+        zf.extractall(root / "source")
+    (root / "submission").mkdir()
+    fill(root / "submission")
+    (root / "results").mkdir()
+    # the runner image has the child's packages only; the grader's pure-Python extras (rich and
+    # what it imports) come from this venv, through a wrapper named by AUTOGRADER_PYTHON
+    libs = root / "grader-libs"
+    for name in GRADER_EXTRAS:
+        module = importlib.import_module(name)
+        shutil.copytree(Path(module.__file__).parent, libs / name,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "python").write_text(f"#!/bin/sh\nPYTHONPATH=/autograder/grader-libs:$PYTHONPATH "
+                                 f"exec {CONTAINER_PYTHON} \"$@\"\n")
+    (root / "python").chmod(0o755)
+    if user != "0":
+        subprocess.run(["chown", "-R", f"{user}:{user}", str(root)], check=True)
+
+    def digest() -> str:
+        h = hashlib.sha256()
+        for p in sorted((root / "source").rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                h.update(str(p).encode() + p.read_bytes())
+        return h.hexdigest()
+
+    before = digest()
+    script = (f"bash /autograder/source/run_autograder > /autograder/log.txt 2>&1; "
+              f"echo rc=$? >> /autograder/log.txt; sleep 2; {CONTAINER_PYTHON} -c '{POST_CHECK}'")
+    argv = [*engine["podman"].argv, "run", "--rm", "--user", user, "--network", "none",
+            "--security-opt", "label=disable", "-v", f"{root}:/autograder",
+            "-e", "AUTOGRADER_PYTHON=/autograder/python", "--entrypoint", "bash",
+            engine["tag"], "-c", script]
+    done = subprocess.run(argv, env=engine["podman"].env, capture_output=True, text=True,
+                          timeout=300, stdin=subprocess.DEVNULL)
+    log = (root / "log.txt").read_text(errors="replace") if (root / "log.txt").exists() else ""
+    assert done.returncode == 0 and "rc=0" in log, done.stderr[-2000:] + log[-3000:]
+    post = json.loads(done.stdout.split("POST", 1)[1])
+    results = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(results, json.loads(SCHEMA_PATH.read_text()))
+    assert digest() == before, "the autograder's own files changed during the run"
+    return {"results": results, "post": post, "log": log}
+
+
+def toy_package(source: str):
+    def fill(submission: Path) -> None:
+        (submission / "toy").mkdir()
+        (submission / "toy" / "__init__.py").write_text(source)
+    return fill
+
+
+PLANTED = ("autograder", "rich", "numpy", "pytest", "jsonschema", "markdown_it")
+
+
+def hostile_files(source: str):
+    """The toy package with `source`, and around it: packages named after the engine and the
+    grader's libraries (at the top and in the package; imported, each would write a marker and
+    kill the process), symbolic links to the autograder's own files, names with bytes that are
+    not UTF-8, a FIFO named like a module, a 60 MB sparse file."""
+    def fill(submission: Path) -> None:
+        toy_package(source)(submission)
+        plant = ("open('/autograder/results/planted-{0}', 'w').close()\n"
+                 "import os\nos._exit(3)\n")
+        for name in PLANTED:
+            for where in (submission, submission / "toy"):
+                (where / name).mkdir()
+                (where / name / "__init__.py").write_text(plant.format(name))
+        os.symlink("/autograder/source/tests/toy/goldens/hidden.json",
+                   submission / "toy" / "leak.py")
+        os.symlink("/autograder/source/tests", submission / "tests")
+        odd = os.fsdecode(b"odd-\xff\xfe")
+        (submission / f"{odd}.py").write_text("x = 1\n")
+        (submission / odd).mkdir()
+        os.mkfifo(submission / "toy" / "notes.py")
+        with open(submission / "huge.bin", "wb") as f:
+            f.truncate(60 * 2**20)
+    return fill
+
+
+def seen_in(results: dict) -> dict:
+    message = next(t["output"] for t in results["tests"] if t["name"].endswith("test_add")
+                   or "test_add" in t["name"])
+    return json.loads(message.split("SEEN")[1])
+
+
+def hidden_tests(results: dict) -> list[dict]:
+    return [t for t in results["tests"] if t.get("visibility") != "visible"]
+
+
+def test_gradescope_as_root_without_bwrap_keeps_goldens_unreadable(built, tmp_path, engine):
+    """Gradescope's layout in a container without bubblewrap, grader as root: the child runs as
+    a slot uid; hidden tests are graded, and every attack fails: gradescope_runtime.py's (the
+    goldens, results.json, the engine, the venv, killing, a late daemon, leftovers) and the
+    submission's files (hostile_files: shadowing packages, links, odd names, FIFO, size)."""
+    source = (CORPUS_DIR / "gradescope_runtime.py").read_text()
+    got = gradescope_container(engine, built, tmp_path / "autograder", hostile_files(source))
+    results, post = got["results"], got["post"]
+    assert [t["name"].rsplit(" ", 1)[-1] for t in results["tests"]] == [
+        "test_order", "test_add", "test_mean_of_nothing", "test_mean"]  # graded, not hijacked
+    assert not list((tmp_path / "autograder" / "results").glob("planted-*"))
+    assert "missing layer 'namespaces'" in results["output"]
+    assert "NOT RUN" not in results["output"], results["output"]
+    seen = seen_in(results)
+    assert seen["read_goldens"] == "PermissionError", seen
+    assert seen["list_source"] == "PermissionError", seen
+    assert seen["write_results"] == "PermissionError", seen
+    assert seen["write_engine"] == "PermissionError", seen
+    assert seen["plant_venv_pth"] in ("PermissionError", "OSError"), seen
+    assert seen["killed_others"] == 0, seen
+    assert results["score"] == 0 and "forged" not in json.dumps(results)
+    hidden = hidden_tests(results)
+    assert hidden and all(t["score"] == 0 for t in hidden)
+    assert all("NotImplementedError" in t["output"] for t in hidden), hidden  # graded: no forgery
+    assert not (tmp_path / "autograder" / "results" / "forged.json").exists()
+    assert post == {"procs": [], "files": []}, post  # no daemon, no leftover in shared places
+
+
+def test_gradescope_grader_without_root_or_bwrap_refuses_hidden(built, tmp_path, engine):
+    """The grader cannot drop to another uid (not root) and has no bubblewrap: the child could
+    read the goldens, so the hidden tests are refused, said so at the top and in each hidden
+    test; the public tests are still graded (the reference gets their 4 points)."""
+    got = gradescope_container(engine, built, tmp_path / "autograder",
+                               toy_package(without_markers(SOLUTION)), user="10001")
+    results = got["results"]
+    assert results["output"].count("hidden tests NOT RUN") == 1, results["output"]
+    assert "no separate uid" in results["output"]
+    hidden = hidden_tests(results)
+    assert hidden and all(t["score"] == 0 and "NOT RUN" in t["output"] for t in hidden)
+    public = [t for t in results["tests"] if t not in hidden]
+    assert sum(t["score"] for t in public) == results["score"] == 4
+
+
+def test_gradescope_without_bwrap_no_channel_between_children(built, tmp_path, engine):
+    """channel_all.py under run_autograder without bubblewrap (the fallback layers: children
+    one after the other, kill-by-uid and the slot's leftovers removed after each): the public
+    child's own markers are seen, the hidden child's are not, on each of the 9 channels."""
+    cross, own = 39001, 39002  # the container has its own network namespace
+    source = ((CORPUS_DIR / "channel_all.py").read_text()
+              .replace("__PORT_CROSS__", str(cross)).replace("__PORT_SELF__", str(own)))
+    got = gradescope_container(engine, built, tmp_path / "autograder", toy_package(source))
+    seen = seen_in(got["results"])
+    assert all(seen["control"].values()), seen  # every detector works here
+    assert not any(seen["crossed"].values()), seen
+    assert got["post"] == {"procs": [], "files": []}, got["post"]

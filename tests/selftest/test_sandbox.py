@@ -35,6 +35,15 @@ CORPUS_DIR = HERE / "adversarial"
 SOLUTION = without_markers((HERE / "toy_course" / "solutions" / "toy" / "__init__.py").read_text())
 STARTER_SCORE = 0  # the untouched starter (checked in test_engine)
 FULL = 7
+PUBLIC = 4  # the toy's public points: all a good submission gets where hidden tests are refused
+
+
+def good_score() -> int:
+    """What the reference earns under this process's policy: FULL, or PUBLIC where the grader
+    refuses hidden tests (no namespaces layer and no separate uid; the toy course's goldens
+    live in pytest's private tmp folder, unreadable to other users)."""
+    caps = sandbox.capabilities(policy())
+    return FULL if caps.namespaces or caps.user else PUBLIC
 
 # attack file -> the attack it implements (a key of sandbox.ATTACKS, which names the layers)
 CORPUS = {
@@ -423,7 +432,7 @@ def test_fallback_without_namespaces_still_stops(name, toy, tmp_path, host, monk
         bad = pool.submit(grade_submission_root, toy, submission(tmp_path, source, "a"))
         good = pool.submit(grade_submission_root, toy, submission(tmp_path, SOLUTION, "g"))
         assert bad.result().score <= STARTER_SCORE
-        assert good.result().score == FULL
+        assert good.result().score == good_score()
     assert time.monotonic() - started < toy.run_timeout
     assert leaked_processes() == []
 
@@ -439,7 +448,8 @@ def test_cli_strict_refuses_without_full_isolation(tmp_path, monkeypatch, toy_co
     assert "refusing" in capsys.readouterr().err
     assert cli.main(["grade", str(sub), "--isolation", "auto", "--out", str(out)]) == 0
     results = json.loads((out / "results.json").read_text())
-    assert results["score"] == FULL
+    assert results["score"] == good_score()
+    assert ("hidden tests NOT RUN" in results["output"]) == (good_score() == PUBLIC)
     assert "missing layer 'namespaces'" in results["output"]
     assert "network connections" in results["output"]
 
@@ -519,3 +529,53 @@ def test_grader_killed_mid_run_leaves_nothing_running(toy_course, tmp_path, disa
     while time.monotonic() < deadline and alive(mine):
         time.sleep(0.1)
     assert not alive(mine), "the child outlived the grader"
+
+
+def test_hidden_refused_when_goldens_cannot_be_kept_secret(tmp_path, monkeypatch, toy_course):
+    """No namespaces and no separate uid: the child could read the hidden goldens, so `grade`
+    refuses the hidden tests (a top-level line, each hidden test 0 with the reason) and still
+    grades the public ones; with the goldens made readable to others, a uid alone is not
+    enough either (boxes.HostBox.hidden_refusal)."""
+    from autograder import boxes
+    from autograder.assignments import load
+    from autograder.runner import RunRequest
+    from autograder.store import TestPlan, load_stores
+
+    monkeypatch.setenv(ROOT_VARIABLE, str(toy_course))
+    monkeypatch.setenv(sandbox.ENV_DISABLE, "namespaces,user")
+    out = tmp_path / "out"
+    sub = submission(tmp_path, SOLUTION, "s")
+    assert cli.main(["grade", str(sub), "--assignment", "toy", "--out", str(out)]) == 0
+    results = json.loads((out / "results.json").read_text())
+    assert results["output"].count("hidden tests NOT RUN") == 1, results["output"]
+    hidden = [t for t in results["tests"] if t["visibility"] != "visible"]
+    assert hidden and all(t["score"] == 0 and "NOT RUN" in t["output"] for t in hidden)
+    assert results["score"] == FULL - sum(t["max_score"] for t in hidden) > 0
+    # the rule itself, for each combination auto can end up with (no process started), on a
+    # copy of the course in a folder every user may enter
+    shared = Path(tempfile.mkdtemp(prefix="refusal-"))
+    try:
+        os.chmod(shared, 0o755)
+        shutil.copytree(toy_course, shared / "course")
+        toy = load("toy", shared / "course")
+        goldens = toy.goldens_path("hidden")
+        plan = TestPlan.from_stores(load_stores(toy, ("public", "hidden")))
+
+        def refusal(namespaces: bool, user: bool, mode: str = "auto") -> str | None:
+            caps = sandbox.Capabilities(namespaces, user, True, False, {})
+            request = RunRequest(toy, tmp_path, "replay", plan, sandbox.SandboxPolicy(mode=mode))
+            return boxes.HostBox.hidden_refusal(request, caps)
+
+        assert refusal(True, True) is None and refusal(True, False) is None
+        assert "no separate uid" in refusal(False, False)
+        assert refusal(False, False, mode="none") is None  # isolation off: the user's choice
+        os.chmod(goldens, 0o644)
+        readable = refusal(False, True)
+        assert readable is not None and "unreadable to other users" in readable
+        os.chmod(goldens, 0o600)
+        assert refusal(False, True) is None
+        os.chmod(goldens, 0o644)
+        os.chmod(goldens.parent, 0o700)
+        assert refusal(False, True) is None
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
