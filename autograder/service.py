@@ -19,7 +19,7 @@ from .assignments import VISIBILITIES, Assignment, AssignmentError, discover, lo
 from .backends import get_backend
 from .grading import AssignmentGrade, all_failed, grade_submission_root, task_numbers
 from .intake import IntakeError, find_package, open_submission, staging_dir
-from .report import results_json
+from .report import instructor_json, results_json
 from .sandbox import SandboxPolicy, report_lines, require
 
 
@@ -44,6 +44,10 @@ class Results:
     def gradescope(self) -> dict:
         """results.json in Gradescope's schema."""
         return results_json(self.grades, self.execution_time, self.warnings + self.problems)
+
+    def instructor(self) -> dict:
+        """What only the instructor sees (OUT/instructor.json): hints of hidden tests too."""
+        return instructor_json(self.grades)
 
 
 def prepare(policy: SandboxPolicy) -> list[str]:
