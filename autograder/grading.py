@@ -86,6 +86,7 @@ def grade_submission_root(assignment: Assignment, root: Path,
     work = staging_dir()
     try:
         staged = stage(package_dir, assignment, work)
+        staged.notes[:0] = _also_found(root, assignment.package, package_dir)
         if staged.problems:
             return all_failed(assignment, visibilities, staged.problems, staged.notes, started,
                               task, ids)
@@ -95,6 +96,20 @@ def grade_submission_root(assignment: Assignment, root: Path,
         return grade
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _also_found(root: Path, package: str, chosen: Path) -> list[str]:
+    """A note naming the other copies of the package (one folder down) that are not graded."""
+    try:
+        others = [p for p in sorted(root.iterdir()) if p.is_dir() and not p.is_symlink()
+                  and (p / package / "__init__.py").is_file() and p / package != chosen]
+    except OSError:
+        return []
+    if not others:
+        return []
+    shown = ", ".join(f"{p.relative_to(root).as_posix()}/{package}/" for p in others[:3])
+    graded = chosen.relative_to(root).as_posix() if chosen != root else "."
+    return [f"graded {graded}/ (also found {shown}: not graded)"]
 
 
 def grade_staged(assignment: Assignment, impl_root: Path,

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .assignments import VISIBILITIES, Assignment, AssignmentError, discover, load
 from .backends import get_backend
+from .found_instead import found_instead
 from .grading import AssignmentGrade, all_failed, grade_submission_root, task_numbers
 from .intake import IntakeError, find_package, open_submission, staging_dir
 from .report import instructor_json, results_json
@@ -111,6 +112,11 @@ def _assignments(root: Path | None, names: list[str] | None,
     if root is None:
         return []
     found = [a for a in discover() if find_package(root, a.package)]
+    graded = {a.name for a in found}
+    for a in discover():  # a package meant but not usable: say so, grade nothing for it
+        instead = None if a.name in graded else found_instead(root, a.package)
+        if instead:
+            problems.append(f"{a.name}: not graded: no '{a.package}' package; {instead}")
     if not found:
         problems.append("no assignment package found in the submission (expected one of: "
                         + ", ".join(a.package for a in discover()) + ")")
