@@ -240,3 +240,18 @@ def test_hidden_hint_stays_with_the_instructor(course, tmp_path, monkeypatch):
     assert [t["output"] for t in hidden] == ["Hidden test failed."]
     record = json.loads(write_instructor(out, results.instructor()).read_text())
     assert MEAN_HINT in record["hints"]["toy2 · Task 2: add and mean · test_mean"]
+
+
+def test_class_report_counts_hidden_hints_results_json_does_not_show_them(course, tmp_path,
+                                                                           monkeypatch):
+    from autograder.bulk import run_bulk
+    from autograder.sandbox import SandboxPolicy
+
+    monkeypatch.setenv(ROOT_VARIABLE, str(course))
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    write(subs / "alice" / "toy2" / "__init__.py",
+          SOLUTION.replace("return sum(xs) / len(xs)", "return sum(xs) / (len(xs) - 1)"))
+    run_bulk(subs, "toy2", out, 1, SandboxPolicy.create())
+    assert MEAN_HINT not in (out / "alice" / "results.json").read_text()
+    assert MEAN_HINT in (out / "alice" / "instructor.json").read_text()
+    assert f"1 student: {MEAN_HINT}" in (out / "class_report.md").read_text()
