@@ -42,6 +42,8 @@ from .class_report import class_report
 from .gradebook import write_canvas, write_gradebook
 from .grading import all_failed
 from .html_report import write_html
+from .report import INSTRUCTOR_KEY
+from .safe_text import utf8_json
 from .sandbox import SandboxPolicy
 from .similarity import scan
 
@@ -260,6 +262,8 @@ def _stored(folder: Path, key: str) -> dict | None:
     try:
         meta = json.loads((folder / "grading.json").read_text())
         results = json.loads((folder / "results.json").read_text())
+        instructor = folder / "instructor.json"
+        results[INSTRUCTOR_KEY] = json.loads(instructor.read_text()) if instructor.exists() else {}
     except (OSError, ValueError):
         return None
     return results if meta.get("key") == key else None
@@ -314,8 +318,10 @@ def grade_job(sub: Submission, key: str, digest: str, assignments: list[Assignme
     results = clean(results)
     target = out / sub.student
     target.mkdir(parents=True, exist_ok=True)
-    write_atomic(target / "results.json", (json.dumps(results, indent=2, ensure_ascii=False)
-                                           + "\n").encode("utf-8"))
+    instructor = results.pop(INSTRUCTOR_KEY, None) or {}  # hidden hints: never in results.json
+    write_atomic(target / "results.json", utf8_json(results) + b"\n")
+    write_atomic(target / "instructor.json", utf8_json(instructor) + b"\n")
+    results[INSTRUCTOR_KEY] = instructor  # in memory, for the class report's misconceptions
     seconds = round(time.monotonic() - started, 3)
     problems = rejection(results)
     meta = {"key": key, "student": sub.student, "hash": digest, "score": results["score"],

@@ -1,7 +1,8 @@
 """One bulk-grading job in a child process: `python -m autograder.bulk_job SUBMISSION
 [--assignment A ...] [--isolation M] [--backend B]` prints that submission's results.json on
-stdout. The child dies with its parent (PR_SET_PDEATHSIG), so a killed bulk run leaves no
-grading process behind; its temporary files go where the parent's TMPDIR points."""
+stdout (with its instructor-only record under report.INSTRUCTOR_KEY). The child dies with its
+parent (PR_SET_PDEATHSIG), so a killed bulk run leaves no grading process behind; its temporary
+files go where the parent's TMPDIR points."""
 
 from __future__ import annotations
 
@@ -37,11 +38,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     die_with_parent(args.parent)
     from . import service
+    from .report import INSTRUCTOR_KEY
+    from .safe_text import clean
     from .sandbox import SandboxPolicy
 
     policy = SandboxPolicy.create(args.isolation, args.backend)
     results = service.grade(Path(args.submission), args.assignment or None, policy)
-    sys.stdout.write(json.dumps(results.gradescope()) + "\n")
+    # the instructor-only record rides along; bulk.grade_job splits it off into instructor.json
+    data = {**results.gradescope(), INSTRUCTOR_KEY: results.instructor()}
+    sys.stdout.write(json.dumps(clean(data)) + "\n")
     return 0
 
 

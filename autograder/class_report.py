@@ -116,11 +116,15 @@ def pass_rates(results: dict[str, dict], a: Assignment) -> tuple[dict, dict]:
 
 
 def misconceptions(results: dict[str, dict]) -> Counter:
-    """How many students each hint fired for (once per student, however many tests)."""
+    """How many students each hint fired for (once per student, however many tests): the
+    public tests' hints shown in results.json and the hidden tests' from the instructor-only
+    record (report.instructor_json, under "instructor")."""
     students = Counter()
     for r in results.values():
         hints = {line[6:] for t in r["tests"] for line in t["output"].splitlines()
                  if line.startswith("Hint: ")}
+        hidden = r.get("instructor", {}).get("hints", {})
+        hints.update(h for hs in hidden.values() if isinstance(hs, list) for h in hs)
         students.update(hints)
     return students
 

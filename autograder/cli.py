@@ -18,7 +18,7 @@ from . import service
 from .assignments import AssignmentError, course_root, discover, load
 from .backends import REGISTRY, BackendError
 from .goldens import GoldenError, generate
-from .report import render, write_results
+from .report import render, write_instructor, write_results
 from .sandbox import MODES, IsolationError, SandboxPolicy
 from .store import StoreError
 
@@ -55,6 +55,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
                             _policy(args))
     _print_warnings(results)
     path = write_results(Path(args.out), results.gradescope())
+    write_instructor(Path(args.out), results.instructor())
     console = Console()
     render(results.grades, console, title=f"grade {args.submission}",
            problems=results.warnings + results.problems)

@@ -11,13 +11,17 @@ MAX_SCANNED = 5000  # entries looked at; a huge upload is not walked to the end
 def found_instead(root: Path, package: str) -> str | None:
     """One line describing the closest thing to `<package>/__init__.py` in `root`, or None when
     nothing resembling the package is there. Never follows symbolic links; reads no file."""
-    folders, files, seen = [], [], 0
+    folders, files, links, seen = [], [], [], 0
     for path in sorted(_walk(root), key=lambda p: (len(p.parts), str(p))):
         seen += 1
         if seen > MAX_SCANNED:
             break
         rel = path.relative_to(root)
-        if path.name == package and path.is_dir():
+        if path.is_symlink():
+            if path.name in (package, f"{package}.py") or (
+                    path.name == "__init__.py" and path.parent.name == package):
+                links.append(rel)
+        elif path.name == package and path.is_dir():
             folders.append(rel)
         elif path.name == f"{package}.py" and path.is_file():
             files.append(rel)
@@ -30,6 +34,9 @@ def found_instead(root: Path, package: str) -> str | None:
                     f"or one folder down")
     if files:
         return f"{files[0].as_posix()} is a file: submit the package folder {package}/"
+    if links:
+        return (f"{links[0].as_posix()} is a symbolic link (never followed): submit the "
+                f"folder and its files themselves")
     return None
 
 
@@ -42,8 +49,8 @@ def _walk(root: Path):
         except OSError:
             continue
         for entry in entries:
-            if entry.is_symlink():
-                continue
             yield entry
+            if entry.is_symlink():
+                continue  # named, never followed
             if entry.is_dir() and entry.name != "__pycache__":
                 stack.append(entry)

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
 import shutil
 import stat
@@ -41,6 +40,7 @@ from pathlib import Path, PurePosixPath
 
 from .assignments import VISIBILITIES, Assignment
 from .atomic import write_atomic
+from .safe_text import utf8_json
 from .starter import strip_solutions
 
 ENGINE = Path(__file__).resolve().parent
@@ -237,8 +237,7 @@ def run(root: Path, assignment: str) -> int:
         results = failed_results(f"the autograder could not grade this submission: "
                                  f"{type(e).__name__}: {e}")
     (root / "results").mkdir(parents=True, exist_ok=True)
-    write_atomic(root / "results" / "results.json",
-                 (json.dumps(results, indent=2) + "\n").encode())
+    write_atomic(root / "results" / "results.json", utf8_json(results) + b"\n")
     print(f"engine: {ENGINE}\nscore {results['score']:g} / {results.get('max_score', 0):g}")
     return 0
 

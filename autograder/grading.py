@@ -23,6 +23,7 @@ from .store import GoldenStore, TestPlan, TestSpec, load_inputs, load_stores
 from .tasks import natural_key
 
 HIDDEN_FAILED = "Hidden test failed."
+MAX_MESSAGE_CHARS = 4000  # one test's student-visible message; the rest is cut with a note
 
 
 @dataclass
@@ -34,7 +35,9 @@ class TestResult:
     max_points: float
     passed: bool
     message: str = ""  # what the student may see
-    hints: list[str] = field(default_factory=list)  # best-matching first (compare.MAX_HINTS)
+    # best-matching first (compare.MAX_HINTS). Student-visible for public tests only: a hidden
+    # test's hints come from its hidden comparison, for the instructor (report.instructor_json)
+    hints: list[str] = field(default_factory=list)
     task: int | None = None  # the handout's task (store.TestSpec.task)
     task_title: str = ""
 
@@ -83,6 +86,7 @@ def grade_submission_root(assignment: Assignment, root: Path,
     work = staging_dir()
     try:
         staged = stage(package_dir, assignment, work)
+        staged.notes[:0] = _also_found(root, assignment.package, package_dir)
         if staged.problems:
             return all_failed(assignment, visibilities, staged.problems, staged.notes, started,
                               task, ids)
@@ -92,6 +96,20 @@ def grade_submission_root(assignment: Assignment, root: Path,
         return grade
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _also_found(root: Path, package: str, chosen: Path) -> list[str]:
+    """A note naming the other copies of the package (one folder down) that are not graded."""
+    try:
+        others = [p for p in sorted(root.iterdir()) if p.is_dir() and not p.is_symlink()
+                  and (p / package / "__init__.py").is_file() and p / package != chosen]
+    except OSError:
+        return []
+    if not others:
+        return []
+    shown = ", ".join(f"{p.relative_to(root).as_posix()}/{package}/" for p in others[:3])
+    graded = chosen.relative_to(root).as_posix() if chosen != root else "."
+    return [f"graded {graded}/ (also found {shown}: not graded)"]
 
 
 def grade_staged(assignment: Assignment, impl_root: Path,
@@ -170,8 +188,15 @@ def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inpu
     result.passed = (rec.status == "ended" and rec.outcome == "passed" and not failing
                      and not missing)
     if not result.passed:
-        result.message = _student_message(vis, rec, details, collect_failed)
+        result.message = capped(_student_message(vis, rec, details, collect_failed))
     return result
+
+
+def capped(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """`message`, cut to `limit` characters with a note saying how much was cut."""
+    if len(message) <= limit:
+        return message
+    return f"{message[:limit]}\n... {len(message) - limit:,} more characters cut"
 
 
 FORBIDDEN_MARK = "is forbidden in this assignment"
@@ -227,21 +252,17 @@ def _dedupe(problems: list[str]) -> list[str]:
 
 def _student_message(vis: str, rec: TestRecord, details: list[str],
                      collect_failed: bool = False) -> str:
-    """Public tests show what went wrong; hidden tests only say how they failed."""
+    """Public tests show what went wrong. A hidden test shows only that it failed and, when it
+    raised, a builtin exception's name: nothing computed from its hidden comparison (which
+    output failed, a hint, a value) reaches the student, or it would be a covert channel."""
     if vis == "public":
         shown = details[:6] + ([f"... and {len(details) - 6} more"] if len(details) > 6 else [])
         return "\n".join(shown)
     if rec.status == "refused":  # the grader could not keep the hidden goldens secret
         return f"{HIDDEN_FAILED} {rec.error}"
-    if rec.status == "timeout":
-        return f"{HIDDEN_FAILED} It timed out."
-    if rec.status == "not_run" and collect_failed:
-        return f"{HIDDEN_FAILED} It could not run (see the problem above)."
-    if rec.status in ("crashed", "not_run"):
-        return f"{HIDDEN_FAILED} The test process died."
-    if rec.outcome != "passed":
-        return f"{HIDDEN_FAILED} It raised {rec.error_type or 'an exception'}."
-    return f"{HIDDEN_FAILED} An output did not match."
+    if rec.status == "ended" and rec.outcome != "passed" and rec.error_type:
+        return f"{HIDDEN_FAILED} It raised {rec.error_type}."
+    return HIDDEN_FAILED
 
 
 def task_stores(assignment: Assignment, visibilities: tuple[str, ...],

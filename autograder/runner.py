@@ -27,6 +27,11 @@ HARNESS = Path(__file__).resolve().parent / "harness"
 _BUILTIN_EXCEPTIONS = {n for n, v in vars(builtins).items()
                        if isinstance(v, type) and issubclass(v, BaseException)}
 MAX_EVENTS_BYTES = 64 * 2**20
+# What the parent takes from one child's events file; the rest is counted and cut with a note.
+MAX_EVENTS = 10_000  # events per child (a graded test needs two: start and end)
+MAX_EVENT_BYTES = 8 * 2**20  # one event's line (the largest golden store is < 1 MiB)
+MAX_COLLECT_ERRORS = 20  # distinct collection errors kept per run folder
+MAX_ERRORS_PER_FILE = 3  # of them, per test file
 MAX_RESTARTS = 8  # fresh children per test file after a hang or crash in it
 MAX_RUN_FACTOR = 3  # timeouts may extend a run to this many times its limit
 TAIL_BYTES = 4000
@@ -104,10 +109,13 @@ class RunRequest:
 
 
 class EventReader:
-    """Reads the JSON-lines events file incrementally, bounded in size; bad lines are skipped."""
+    """Reads the JSON-lines events file incrementally, bounded: at most MAX_EVENTS_BYTES in
+    all, MAX_EVENTS events and MAX_EVENT_BYTES per line; bad lines are skipped. `cut` counts
+    the lines not taken (too many, too long): the parent says so, never parses them."""
 
     def __init__(self, path: Path):
         self.path, self.offset, self.buffer = path, 0, b""
+        self.taken, self.cut = 0, 0
 
     def read(self) -> list[dict]:
         if not self.path.exists() or self.offset >= MAX_EVENTS_BYTES:
@@ -118,8 +126,18 @@ class EventReader:
         self.offset += len(chunk)
         lines = (self.buffer + chunk).split(b"\n")
         self.buffer = lines.pop()
+        if len(self.buffer) > MAX_EVENT_BYTES:  # a line still growing past the cap: drop it
+            self.buffer, self.cut = b"", self.cut + 1
+        room = MAX_EVENTS - self.taken
+        if len(lines) > room:
+            self.cut += len(lines) - max(room, 0)
+            lines = lines[:max(room, 0)]
         events = []
         for line in lines:
+            self.taken += 1
+            if len(line) > MAX_EVENT_BYTES:
+                self.cut += 1
+                continue
             try:
                 event = json.loads(line)
             except (ValueError, RecursionError):
@@ -218,6 +236,8 @@ class FolderRun:
             i for i in plan.ids if plan.visibility_of.get(i) in visibilities]
         self.records = {i: TestRecord(i) for i in self.remaining or []}
         self.collect_errors: list[str] = []
+        self.errors_of: dict[str, int] = {}  # test file -> collection errors kept from it
+        self.errors_cut, self.events_cut = 0, 0
         self.restarts, self.stderr_tail = 0, ""
         limit = request.run_limit()
         self.hard_deadline = deadline + (MAX_RUN_FACTOR - 1) * limit
@@ -239,6 +259,7 @@ class FolderRun:
         try:
             box = self.make_box(run, req, self.caps)
             self._run_groups(box, run)
+            self._note_cuts()
         finally:
             if box is not None:
                 box.close()
@@ -299,6 +320,22 @@ class FolderRun:
                 groups.pop(0)
             else:
                 groups[0] = (file, ids)
+
+    def _note_cuts(self) -> None:
+        """One line for what the caps cut. A hidden child chose how much it wrote: the count
+        would be a channel, so its line gives none."""
+        if self.redact and (self.errors_cut or self.events_cut):
+            self.collect_errors.append("the hidden tests' process wrote more than the grader "
+                                       "reads; the rest was cut")
+            return
+        if self.errors_cut:
+            self.collect_errors.append(f"... {self.errors_cut:,} more collection errors cut "
+                                       f"(at most {MAX_COLLECT_ERRORS} are kept, "
+                                       f"{MAX_ERRORS_PER_FILE} per test file)")
+        if self.events_cut:
+            self.collect_errors.append(f"... {self.events_cut:,} more events cut (a test process "
+                                       f"may report at most {MAX_EVENTS:,} events, each under "
+                                       f"{MAX_EVENT_BYTES // 2**20} MiB)")
 
     def _file_of(self, test_id: str) -> str:
         plan = self.request.plan
@@ -392,21 +429,31 @@ class FolderRun:
         finally:
             proc.kill()
             box.after_child()
+            self.events_cut += reader.cut
         if finished and reason == "exit":
             current = None
         return current, finished, reason
 
     def _collect_error(self, ev: dict) -> None:
+        """Keep a collection error once (a file collected again in a new child repeats it), at
+        most MAX_ERRORS_PER_FILE per test file and MAX_COLLECT_ERRORS in all; count the rest."""
         if self.redact:
             message = "a hidden test file could not be collected (details hidden)"
             if message not in self.collect_errors:
                 self.collect_errors.append(message)
-        else:
-            message = str(ev.get("error"))[-1500:]
-            if ev.get("package") is not True:  # not the package's own import: name the file
-                message = f"{str(ev.get('file'))[:100]}: {message}"
-            if message not in self.collect_errors:  # a file collected again in a new child
-                self.collect_errors.append(message)
+            return
+        file = str(ev.get("file"))[:100]
+        message = str(ev.get("error"))[-1500:]
+        if ev.get("package") is not True:  # not the package's own import: name the file
+            message = f"{file}: {message}"
+        if message in self.collect_errors:
+            return
+        if len(self.collect_errors) >= MAX_COLLECT_ERRORS \
+                or self.errors_of.get(file, 0) >= MAX_ERRORS_PER_FILE:
+            self.errors_cut += 1
+            return
+        self.errors_of[file] = self.errors_of.get(file, 0) + 1
+        self.collect_errors.append(message)
 
     def _record_end(self, ev: dict) -> None:
         test_id = ev["id"]

@@ -17,9 +17,10 @@ from pathlib import Path
 
 from .assignments import VISIBILITIES, Assignment, AssignmentError, discover, load
 from .backends import get_backend
+from .found_instead import found_instead
 from .grading import AssignmentGrade, all_failed, grade_submission_root, task_numbers
 from .intake import IntakeError, find_package, open_submission, staging_dir
-from .report import results_json
+from .report import instructor_json, results_json
 from .sandbox import SandboxPolicy, report_lines, require
 
 
@@ -44,6 +45,10 @@ class Results:
     def gradescope(self) -> dict:
         """results.json in Gradescope's schema."""
         return results_json(self.grades, self.execution_time, self.warnings + self.problems)
+
+    def instructor(self) -> dict:
+        """What only the instructor sees (OUT/instructor.json): hints of hidden tests too."""
+        return instructor_json(self.grades)
 
 
 def prepare(policy: SandboxPolicy) -> list[str]:
@@ -107,6 +112,11 @@ def _assignments(root: Path | None, names: list[str] | None,
     if root is None:
         return []
     found = [a for a in discover() if find_package(root, a.package)]
+    graded = {a.name for a in found}
+    for a in discover():  # a package meant but not usable: say so, grade nothing for it
+        instead = None if a.name in graded else found_instead(root, a.package)
+        if instead:
+            problems.append(f"{a.name}: not graded: no '{a.package}' package; {instead}")
     if not found:
         problems.append("no assignment package found in the submission (expected one of: "
                         + ", ".join(a.package for a in discover()) + ")")
