@@ -11,7 +11,6 @@ Output to a pipe or file is not hard-wrapped (paths and file:line stay on one li
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import subprocess
 import sys
@@ -250,9 +249,12 @@ def add_policy_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--isolation", choices=MODES,
                         help="sandbox: auto (default), strict (refuse without full isolation), "
                              "none (no sandbox)")
-    parser.add_argument("--backend", choices=sorted(REGISTRY),
+    parser.add_argument("--backend", choices=sorted(b for b in REGISTRY if available_module(
+                            REGISTRY[b].removeprefix("autograder."))),
                         help="where submitted code runs (default: host)")
-    parser.add_argument("--gpus", help="container backends: pass GPUs through ('all' or a count)")
+    if available_module("backends.docker"):
+        parser.add_argument("--gpus", help="container backends: pass GPUs through ('all' or a "
+                                           "count)")
 
 
 # The engine modules each command imports (beyond check's): a command whose modules are not
@@ -263,11 +265,16 @@ NEEDS = {"grade": ("goldens",), "bulk": ("bulk",), "gradescope": ("gradescope_ex
          "mutation": ("mutation",), "starter": ("starter",)}
 
 
+def available_module(module: str) -> bool:
+    """Whether this engine's folder holds autograder.<module> (dotted below autograder)."""
+    path = Path(__file__).parent.joinpath(*module.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
 def available(command: str) -> bool:
     """Whether this installation holds the engine modules `command` runs. (`grade` needs the
     hidden goldens, which only the instructor's course has: it goes with goldens.py.)"""
-    return all(importlib.util.find_spec(f"autograder.{m}") is not None
-               for m in NEEDS.get(command, ()))
+    return all(available_module(m) for m in NEEDS.get(command, ()))
 
 
 def _add_check_commands(sub) -> None:
