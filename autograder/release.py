@@ -34,7 +34,9 @@ class ReleaseError(Exception):
     """The release cannot be built (one line for the user)."""
 
 
-INSTRUCTOR_REFERENCE = re.compile(r"`make bench`|`[\w/]*crosscheck_[\w.]*`|`bench/[\w./]*`")
+INSTRUCTOR_REFERENCE = re.compile(r"`make (?:bench|goldens|selftest|demo|mutation)`"
+                                  r"|`[\w/]*(?:crosscheck_\w+|make_plots|make_tables)\.py`"
+                                  r"|`(?:bench|solutions|examples|docker|docs)/[\w./-]*`")
 
 
 def excluded(path: PurePosixPath) -> bool:
