@@ -6,7 +6,9 @@ builds the image) and, per submission, runs `run_autograder` with the student's 
 /autograder/submission; it reads /autograder/results/results.json. All of run_autograder's paths
 hang off one variable, AUTOGRADER_ROOT (default /autograder), so a test can run it against a
 local folder that mimics that layout; AUTOGRADER_PYTHON names the interpreter (default: the venv
-setup.sh makes, $AUTOGRADER_ROOT/venv/bin/python).
+setup.sh makes, $AUTOGRADER_ROOT/venv/bin/python, else a python3 on PATH that imports the
+course's packages, so `AUTOGRADER_ROOT=DIR bash DIR/source/run_autograder` works from the
+course's activated venv; with none, results.json says so and the script exits 1).
 
 The zip holds what the trusted parent needs, as `audiences.share("gradescope", ...)` says: the
 engine that grading needs (no instructor module), the assignment's
@@ -68,9 +70,29 @@ RUN_AUTOGRADER = """\
 #!/usr/bin/env bash
 # Gradescope runs this per submission (as /autograder/run_autograder, a copy of this file): the
 # engine in source/ grades submission/ into results/results.json ({assignment}, sandbox auto).
+# The interpreter: AUTOGRADER_PYTHON if set, else the venv setup.sh makes ($ROOT/venv), else
+# the first python3.11/python3 on PATH that imports the course's packages (a local run).
 set -euo pipefail
 ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
-PYTHON="${{AUTOGRADER_PYTHON:-$ROOT/venv/bin/python}}"
+PYTHON="${{AUTOGRADER_PYTHON:-}}"
+if [ -z "$PYTHON" ] && [ -x "$ROOT/venv/bin/python" ]; then PYTHON="$ROOT/venv/bin/python"; fi
+if [ -z "$PYTHON" ]; then
+    for candidate in python3.11 python3; do
+        if command -v "$candidate" >/dev/null 2>&1 && \\
+                "$candidate" -c "import torch, rich, numpy" >/dev/null 2>&1; then
+            PYTHON="$(command -v "$candidate")"; break
+        fi
+    done
+fi
+if [ -z "$PYTHON" ]; then
+    why="no Python with the course's packages: run setup.sh (it makes the venv) or set AUTOGRADER_PYTHON"
+    mkdir -p "$ROOT/results"
+    printf '{{"score": 0.0, "execution_time": 0.0, "output": "the autograder could not start: %s", %s}}\\n' \\
+        "$why" '"visibility": "visible", "stdout_visibility": "hidden", "tests": []' \\
+        > "$ROOT/results/results.json"
+    echo "run_autograder: $why (looked for $ROOT/venv/bin/python, python3.11, python3)" >&2
+    exit 1
+fi
 cd "$ROOT/source"
 export TRAINING_SYSTEMS_ROOT="$ROOT/source"
 export PYTHONPATH="$ROOT/source"
