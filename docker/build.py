@@ -9,12 +9,36 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from autograder.backends.docker_image import Podman, PodmanService, build_runner, podman_problem
+
+
+class Stop(Exception):
+    """A signal asked `serve` to stop."""
+
+
+def _stop(signum, frame) -> None:
+    raise Stop(signal.Signals(signum).name)
+
+
+def serve(podman: Podman) -> int:
+    """Serve the Docker API until Ctrl-C, SIGTERM or SIGHUP (or the service dies); the podman
+    service, in a session of its own, is stopped on the way out whichever ends it. (SIGKILL
+    cannot be caught: then `podman system service --time=0` outlives this process.)"""
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, _stop)
+    try:
+        with PodmanService(podman) as service:
+            print(f"export DOCKER_HOST={service.url}\n(serving; Ctrl-C to stop)", flush=True)
+            service.proc.wait()
+    except Stop:
+        pass  # the with block stopped the service on the way out
+    return 0
 
 
 def main() -> int:
@@ -29,13 +53,7 @@ def main() -> int:
         return 2
     podman = Podman()
     if args.what == "serve":
-        with PodmanService(podman) as service:
-            print(f"export DOCKER_HOST={service.url}\n(serving; Ctrl-C to stop)", flush=True)
-            try:
-                service.proc.wait()
-            except KeyboardInterrupt:
-                pass
-        return 0
+        return serve(podman)
     tag = build_runner(podman, args.what, args.base)
     print(f"built {tag}")
     return 0
