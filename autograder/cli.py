@@ -32,6 +32,16 @@ def make_console() -> Console:
     return Console(soft_wrap=not sys.stdout.isatty())
 
 
+def show(grades, console: Console, title: str, **kw) -> None:
+    """The terminal report under `title`: a rule on a terminal; piped, one plain line (a rule
+    fits the title into 80 columns and would cut a long path)."""
+    if console.is_terminal:
+        render(grades, console, title=title, **kw)
+        return
+    console.print(f"── {title} ──", markup=False, highlight=False)
+    render(grades, console, **kw)
+
+
 def resolve_task(assignment, text: str | None) -> int | None:
     """--task: a task number, or a fragment of one task's title or test file name
     (case-insensitive). Raises AssignmentError naming the tasks when it matches none or
@@ -76,7 +86,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     results = service.check(assignment, impl, _policy(args), task)
     _print_warnings(results)
     scope = f" task {task}" if task is not None else ""
-    render(results.grades, make_console(), title=f"check {assignment.name}{scope} ({impl})")
+    show(results.grades, make_console(), f"check {assignment.name}{scope} ({impl})")
     full = results.max_score > 0 and results.score == results.max_score
     return 0 if full else 1
 
@@ -102,8 +112,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     _print_warnings(results)
     path = write_results(Path(args.out), results.gradescope())
     console = make_console()
-    render(results.grades, console, title=f"grade {args.submission}",
-           problems=results.warnings + results.problems)
+    show(results.grades, console, f"grade {args.submission}",
+         problems=results.warnings + results.problems)
     console.print(f"[bold]total: {results.score:g} / {results.max_score:g}[/]  results: {path}")
     return 0
 
@@ -173,8 +183,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         example, out = examples_dir() / f"{name}.zip", Path(args.out) / name
         results = service.grade(example, policy=policy)
         path = write_results(out, results.gradescope())
-        render(results.grades, console, title=f"grade {example}",
-               problems=results.warnings + results.problems)
+        show(results.grades, console, f"grade {example}",
+             problems=results.warnings + results.problems)
         summary.append(f"{name + '.zip':<18} {results.score:g} / {results.max_score:g}   {path}")
     console.rule("demo: the bundled example submissions")
     print("\n".join(summary))
