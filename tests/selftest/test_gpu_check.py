@@ -58,3 +58,27 @@ def test_a_broken_part_fails_the_check_and_names_itself(tmp_path):
     assert report["parts"]["flamingo_cuda_cpu"]["status"] == "failed"
     assert "ImportError: no fusion here" in report["parts"]["flamingo_cuda_cpu"]["reason"]
     assert report["parts"]["atomic_add_bits"]["status"] == "skipped"
+
+
+def test_carried_wheels_are_unpacked_onto_the_path(tmp_path, monkeypatch):
+    """What the GPU machine lacks comes as wheels in .gpu-wheels/: unpacked (no pip, no
+    network) into a folder first on sys.path and on the children's PYTHONPATH."""
+    import importlib
+    import zipfile
+
+    monkeypatch.syspath_prepend(str(ROOT / "bench"))
+    gpu_check = importlib.import_module("gpu_check")
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    with zipfile.ZipFile(wheels / "carried_probe-1.0-py3-none-any.whl", "w") as zf:
+        zf.writestr("carried_probe.py", "VALUE = 42\n")
+    monkeypatch.setattr(gpu_check, "WHEELS", wheels)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setenv("PYTHONPATH", "")
+    logged = []
+    target = gpu_check.install_wheels(logged.append)
+    assert importlib.import_module("carried_probe").VALUE == 42
+    assert os.environ["PYTHONPATH"] == target and "carried_probe-1.0" in logged[0]
+    monkeypatch.setattr(gpu_check, "WHEELS", tmp_path / "none")
+    assert gpu_check.install_wheels(logged.append) is None
+    monkeypatch.delitem(sys.modules, "carried_probe")
