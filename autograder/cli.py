@@ -297,12 +297,11 @@ def _add_check_commands(sub) -> None:
     add_policy_options(p)
     p.set_defaults(fn=cmd_check)
     p = sub.add_parser("test", help="public tests as plain pytest, no sandbox (your own code "
-                                    "only); exits with pytest's status")
+                                    "only); other options go to pytest (e.g. -x -k backward)",
+                       epilog="Any other option is passed on to pytest, e.g. -x or -k backward.")
     p.add_argument("assignment", help="the assignment's name (ls tests)")
     p.add_argument("--impl", help="folder holding the package (default: starter/)")
-    p.add_argument("pytest_args", nargs=argparse.REMAINDER,
-                   help="passed on to pytest (e.g. -x -k backward)")
-    p.set_defaults(fn=cmd_test)
+    p.set_defaults(fn=cmd_test, passes_unknown=True)  # other options go to pytest (-x, -k)
 
 
 def _add_grading_commands(sub) -> None:
@@ -386,7 +385,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and not getattr(args, "passes_unknown", False):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.pytest_args = extra
     try:
         return args.fn(args)
     except (AssignmentError, StoreError, IsolationError, BackendError) as e:

@@ -62,3 +62,18 @@ def test_piped_report_keeps_long_paths_on_one_line(toy_course, tmp_path):
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert any(str(impl) in line for line in done.stdout.splitlines()), done.stdout
+
+
+def test_test_command_passes_other_options_to_pytest(toy_course, monkeypatch, capsys):
+    monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(toy_course))
+    ran = []
+    monkeypatch.setattr(cli.subprocess, "run", lambda cmd, **kw: ran.append(cmd) or
+                        subprocess.CompletedProcess(cmd, 0))
+    impl = str(toy_course / "solutions")
+    assert cli.main(["test", "toy", "--impl", impl, "-x", "-k", "add"]) == 0
+    assert ran[0][-5:] == ["--impl", impl, "-x", "-k", "add"]
+    assert str(toy_course / "tests" / "toy" / "public") in ran[0]
+    assert cli.main(["test", "toy", "--impl", str(toy_course / "nowhere")]) == 2
+    assert "no package" in capsys.readouterr().err and len(ran) == 1
+    with pytest.raises(SystemExit):
+        cli.main(["check", "toy", "-x"])  # only `test` passes unknown options on
