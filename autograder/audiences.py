@@ -36,7 +36,8 @@ WHOLE, STUBBED = "whole", "stubbed"
 # tests/conftest.py plugin autograder/local.py), and nothing an instructor alone runs.
 RELEASE_ENGINE = frozenset({
     "__init__.py", "__main__.py", "assignments.py", "atomic.py", "audiences.py", "boxes.py",
-    "cli.py", "compare.py", "contract.py", "found_instead.py", "grading.py", "intake.py",
+    "cli.py", "compare.py", "contract.py", "forbidden.py", "found_instead.py", "grading.py",
+    "intake.py",
     "local.py", "report.py", "runner.py", "service.py", "store.py", "tasks.py",
     "gradescope_schema.json", "sandbox", "harness", "backends/__init__.py", "backends/host.py",
 })

@@ -67,9 +67,11 @@ BUILTINS = frozenset(dir(builtins))
 MIN_NODES = 9  # a shorter statement (`x = a + b`) is everyday code, not a reference line
 # What only instructors hold (named independently of autograder/audiences.py, which builds the
 # release): none of it may be anywhere in the release.
-INSTRUCTOR_MODULES = ("similarity", "bulk", "bulk_dask", "bulk_job", "class_report", "html_report",
-                      "gradebook", "gradescope_export", "nbgrader_course", "nbgrader_preprocessor",
-                      "mutation", "mutants", "goldens", "examples", "selftest", "release", "starter")
+INSTRUCTOR_MODULES = ("similarity", "bulk", "bulk_dask", "bulk_job", "bulk_compare", "bulk_intake",
+                      "class_report", "html_report", "gradebook", "gradescope_export",
+                      "nbgrader_course", "nbgrader_preprocessor", "nbgrader_kernel", "nbgrader_lab",
+                      "mutation", "mutants", "goldens", "examples", "selftest", "tolerance",
+                      "release", "starter")
 INSTRUCTOR_NAMES = re.compile(r"(^|/)(EQUIVALENT_MUTANTS\.md|mutation_report\.md|crosscheck_[^/]*"
                               r"|make_plots\.py|make_tables\.py|handout_blocks\.py|Dockerfile[^/]*)$"
                               r"|^(solutions|examples|bench|docker|docs|\.ci)/")
