@@ -58,6 +58,24 @@ release: setup
 nbgrader: setup   # an nbgrader course (lab notebooks + nbgrader_config.py) in $(OUT)/nbgrader
 	$(PY) -m autograder nbgrader $(OUT)/nbgrader $(ONLY)
 
+# The GPU check (bench/gpu_check.py): run on the GPU machine with its own python3 and torch
+# (GPU_PYTHON); without CUDA every GPU part is skipped with the reason (make test runs it so).
+# Writes gpu_check.json and gpu_check.log to $$OUT when the environment sets it (the GPU
+# machine does), else to out/gpu-check.
+GPU_PYTHON ?= python3
+.PHONY: gpu-check gpu-wheels
+gpu-check:
+	OUT="$${OUT:-$(CURDIR)/out/gpu-check}" $(GPU_PYTHON) bench/gpu_check.py
+
+# The pure-Python wheels the GPU machine lacks (pinned as in pyproject), into the git-ignored
+# .gpu-wheels/ (about 1.2 MB, Python 3.12 x86_64): pass it as a carried path; gpu_check.py installs them there,
+# offline, into a temporary folder.
+GPU_WHEELS := hypothesis==6.170.17 sortedcontainers==2.4.0 pytest-timeout==2.4.0
+gpu-wheels: setup
+	$(PY) -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 \
+	    --implementation cp --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+	    --dest .gpu-wheels $(GPU_WHEELS)
+
 lint: setup
 	$(PY) -m ruff check autograder tests solutions starter bench assignments
 

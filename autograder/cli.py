@@ -1,14 +1,18 @@
-"""Command line: `python -m autograder {check,grade,bulk,gradescope,goldens,examples,release,nbgrader,demo,
-selftest}`.
+"""Command line: `python -m autograder {check,test,grade,bulk,gradescope,goldens,examples,release,
+nbgrader,demo,selftest,mutation,starter}`.
 
 This module only parses arguments and prints: grading is `service.grade` / `service.check`,
-with one `SandboxPolicy` made here from --isolation and --backend.
+with one `SandboxPolicy` made here from --isolation and --backend. A command is offered only
+where the engine modules it runs are installed (NEEDS): the student release ships the engine
+for `check` and `test` alone (autograder/audiences.py), so its CLI lists only those two.
+Output to a pipe or file is not hard-wrapped (paths and file:line stay on one line).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -17,10 +21,47 @@ from rich.console import Console
 from . import service
 from .assignments import AssignmentError, course_root, discover, load
 from .backends import REGISTRY, BackendError
-from .goldens import GoldenError, generate
 from .report import render, write_instructor, write_results
 from .sandbox import MODES, IsolationError, SandboxPolicy
 from .store import StoreError
+
+
+def make_console() -> Console:
+    """The terminal report's console: soft-wrapped (no hard line breaks) unless stdout is a
+    terminal, so a piped report keeps each path and file:line whole."""
+    return Console(soft_wrap=not sys.stdout.isatty())
+
+
+def show(grades, console: Console, title: str, **kw) -> None:
+    """The terminal report under `title`: a rule on a terminal; piped, one plain line (a rule
+    fits the title into 80 columns and would cut a long path)."""
+    if console.is_terminal:
+        render(grades, console, title=title, **kw)
+        return
+    console.print(f"── {title} ──", markup=False, highlight=False)
+    render(grades, console, **kw)
+
+
+def resolve_task(assignment, text: str | None) -> int | None:
+    """--task: a task number, or a fragment of one task's title or test file name
+    (case-insensitive). Raises AssignmentError naming the tasks when it matches none or
+    several."""
+    if text is None:
+        return None
+    if text.strip().isdigit():
+        return int(text)
+    from .store import load_stores
+
+    tests = load_stores(assignment, ("public",))["public"].tests.values()
+    titles = {t.task: t.task_title for t in tests if t.task is not None}
+    needle = text.lower()
+    found = sorted({t.task for t in tests if t.task is not None
+                    and (needle in t.task_title.lower() or needle in t.file.lower())})
+    if len(found) == 1:
+        return found[0]
+    listing = "; ".join(f"{n}: {titles[n]}" for n in sorted(titles))
+    why = "matches no task" if not found else f"matches tasks {', '.join(map(str, found))}"
+    raise AssignmentError(f"--task {text!r} {why} of {assignment.name} ({listing})")
 
 
 def _policy(args: argparse.Namespace) -> SandboxPolicy:
@@ -41,12 +82,27 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"error: no folder {impl} (--impl: the folder holding your {assignment.package} "
               "package)", file=sys.stderr)
         return 2
-    results = service.check(assignment, impl, _policy(args), args.task)
+    task = resolve_task(assignment, args.task)
+    results = service.check(assignment, impl, _policy(args), task)
     _print_warnings(results)
-    scope = f" task {args.task}" if args.task is not None else ""
-    render(results.grades, title=f"check {assignment.name}{scope} ({impl})")
+    scope = f" task {task}" if task is not None else ""
+    show(results.grades, make_console(), f"check {assignment.name}{scope} ({impl})")
     full = results.max_score > 0 and results.score == results.max_score
     return 0 if full else 1
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    """The public tests as plain pytest (no sandbox: your own code only), each failure with its
+    hint; exits with pytest's status."""
+    assignment = load(args.assignment)
+    impl = Path(args.impl) if args.impl else assignment.starter
+    if not (impl / assignment.package).is_dir():
+        print(f"error: no package {impl / assignment.package} (--impl: the folder holding your "
+              f"{assignment.package} package)", file=sys.stderr)
+        return 2
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+               str(assignment.tests_dir / "public"), "--impl", str(impl), *args.pytest_args]
+    return subprocess.run(command, cwd=assignment.root, check=False).returncode
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
@@ -56,9 +112,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
     _print_warnings(results)
     path = write_results(Path(args.out), results.gradescope())
     write_instructor(Path(args.out), results.instructor())
-    console = Console()
-    render(results.grades, console, title=f"grade {args.submission}",
-           problems=results.warnings + results.problems)
+    console = make_console()
+    show(results.grades, console, f"grade {args.submission}",
+         problems=results.warnings + results.problems)
     console.print(f"[bold]total: {results.score:g} / {results.max_score:g}[/]  results: {path}")
     return 0
 
@@ -94,10 +150,16 @@ def cmd_goldens(args: argparse.Namespace) -> int:
     """Regenerate inputs and goldens from solutions/ and the mutants."""
     import time
 
+    from .goldens import GoldenError, generate
+
     policy = _policy(args)
     for name in args.assignments or [a.name for a in discover()]:
         started = time.monotonic()
-        stores = generate(load(name), policy=policy)
+        try:
+            stores = generate(load(name), policy=policy)
+        except GoldenError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
         n = sum(len(s.tests) for s in stores.values())
         m = len(stores["public"].mutants)
         print(f"{name}: {n} tests, {m} mutants, {time.monotonic() - started:.1f} s")
@@ -118,13 +180,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from .examples import EXAMPLE_NAMES, examples_dir
 
     policy = _policy(args)
-    console, summary = Console(), []
+    console, summary = make_console(), []
     for name in EXAMPLE_NAMES:
         example, out = examples_dir() / f"{name}.zip", Path(args.out) / name
         results = service.grade(example, policy=policy)
         path = write_results(out, results.gradescope())
-        render(results.grades, console, title=f"grade {example}",
-               problems=results.warnings + results.problems)
+        show(results.grades, console, f"grade {example}",
+             problems=results.warnings + results.problems)
         summary.append(f"{name + '.zip':<18} {results.score:g} / {results.max_score:g}   {path}")
     console.rule("demo: the bundled example submissions")
     print("\n".join(summary))
@@ -199,35 +261,68 @@ def add_policy_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--isolation", choices=MODES,
                         help="sandbox: auto (default), strict (refuse without full isolation), "
                              "none (no sandbox)")
-    parser.add_argument("--backend", choices=sorted(REGISTRY),
+    parser.add_argument("--backend", choices=sorted(b for b in REGISTRY if available_module(
+                            REGISTRY[b].removeprefix("autograder."))),
                         help="where submitted code runs (default: host)")
-    parser.add_argument("--gpus", help="container backends: pass GPUs through ('all' or a count)")
+    if available_module("backends.docker"):
+        parser.add_argument("--gpus", help="container backends: pass GPUs through ('all' or a "
+                                           "count)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m autograder",
-                                     description="Training Systems autograder")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("check", help="public tests on your code (default: starter/); exits 1 "
-                                     "unless every public test passes")
-    p.add_argument("assignment")
+# The engine modules each command imports (beyond check's): a command whose modules are not
+# installed (the student release ships none of them) is not offered.
+NEEDS = {"grade": ("goldens",), "bulk": ("bulk",), "gradescope": ("gradescope_export",),
+         "goldens": ("goldens",), "examples": ("examples",), "release": ("release",),
+         "nbgrader": ("nbgrader_course",), "demo": ("examples",), "selftest": ("selftest",),
+         "mutation": ("mutation",), "starter": ("starter",)}
+
+
+def available_module(module: str) -> bool:
+    """Whether this engine's folder holds autograder.<module> (dotted below autograder)."""
+    path = Path(__file__).parent.joinpath(*module.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def available(command: str) -> bool:
+    """Whether this installation holds the engine modules `command` runs. (`grade` needs the
+    hidden goldens, which only the instructor's course has: it goes with goldens.py.)"""
+    return all(available_module(m) for m in NEEDS.get(command, ()))
+
+
+def _add_check_commands(sub) -> None:
+    p = sub.add_parser("check", help="public tests on your code in the sandbox, with hints; "
+                                     "exits 1 unless every public test passes")
+    p.add_argument("assignment", help="the assignment's name (ls tests)")
     p.add_argument("--impl", help="folder holding the package (default: starter/)")
-    p.add_argument("--task", type=int, help="only this handout task's tests")
+    p.add_argument("--task", help="only this handout task's tests: its number or a fragment "
+                                  "of its title or test file name (e.g. 3 or gated)")
     add_policy_options(p)
     p.set_defaults(fn=cmd_check)
+    p = sub.add_parser("test", help="public tests as plain pytest, no sandbox (your own code "
+                                    "only); other options go to pytest (e.g. -x -k backward)",
+                       epilog="Any other option is passed on to pytest, e.g. -x or -k backward.")
+    p.add_argument("assignment", help="the assignment's name (ls tests)")
+    p.add_argument("--impl", help="folder holding the package (default: starter/)")
+    p.set_defaults(fn=cmd_test, passes_unknown=True)  # other options go to pytest (-x, -k)
+
+
+def _add_grading_commands(sub) -> None:
     p = sub.add_parser("grade", help="grade a submission folder or zip (public + hidden)")
-    p.add_argument("submission")
+    p.add_argument("submission", help="a folder or .zip holding one or more packages")
     p.add_argument("--assignment", help="grade only this assignment")
     p.add_argument("--out", default="out", help="folder for results.json (default: out/)")
     add_policy_options(p)
     p.set_defaults(fn=cmd_grade)
-    p = sub.add_parser("bulk", help="grade every submission in a folder (instructors)")
-    p.add_argument("folder")
+    p = sub.add_parser("bulk", help="grade every submission in a folder: grades.csv, "
+                                    "class_report.md and class_report.html (instructors)")
+    p.add_argument("folder", help="one submission (folder or .zip) per student")
     p.add_argument("--assignment", action="append",
-                   help="grade this assignment (repeat for several; default: every assignment "
-                        "of the course, the same for every student)")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--out", default="out/bulk")
+                   help="grade this assignment (repeat for several); required when the course has "
+                        "more than one: never inferred from the submissions")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                   help="submissions graded at once (default: the CPU count)")
+    p.add_argument("--out", default="out/bulk", help="folder for each student's results.json, "
+                   "grades.csv and the class report (default: out/bulk)")
     p.add_argument("--force", action="store_true", help="regrade every submission")
     p.add_argument("--dask", metavar="SCHEDULER", help="run the jobs on this Dask cluster "
                    "(tcp://host:port; workers see the same paths and run this engine)")
@@ -238,54 +333,74 @@ def build_parser() -> argparse.ArgumentParser:
     add_policy_options(p)
     p.set_defaults(fn=cmd_bulk)
     p = sub.add_parser("gradescope", help="write a Gradescope autograder zip (instructors)")
-    p.add_argument("assignment")
-    p.add_argument("--out", default="out/autograder.zip")
+    p.add_argument("assignment", help="the assignment's name")
+    p.add_argument("--out", default="out/autograder.zip",
+                   help="the zip to write (default: out/autograder.zip)")
     p.set_defaults(fn=cmd_gradescope)
+    p = sub.add_parser("demo", help="grade the bundled example submissions")
+    p.add_argument("--out", default="out/demo", help="folder for the results (default: out/demo)")
+    add_policy_options(p)
+    p.set_defaults(fn=cmd_demo)
+
+
+def _add_course_commands(sub) -> None:
     p = sub.add_parser("goldens", help="regenerate goldens from solutions/ (instructors)")
-    p.add_argument("assignments", nargs="*")
+    p.add_argument("assignments", nargs="*", help="only these (default: all)")
     add_policy_options(p)
     p.set_defaults(fn=cmd_goldens)
     p = sub.add_parser("examples", help="rebuild examples/*.zip (instructors)")
     p.set_defaults(fn=cmd_examples)
     p = sub.add_parser("release", help="write the student release (instructors)")
-    p.add_argument("dest")
+    p.add_argument("dest", help="a new folder for the release (DEST.tar.gz is written beside it)")
     p.set_defaults(fn=cmd_release)
     p = sub.add_parser("nbgrader", help="write an nbgrader course from the assignments "
                                         "(instructors)")
-    p.add_argument("out")
+    p.add_argument("out", help="a folder for the course")
     p.add_argument("assignments", nargs="*", help="only these (default: all)")
     p.set_defaults(fn=cmd_nbgrader)
-    p = sub.add_parser("demo", help="grade the bundled example submissions")
-    p.add_argument("--out", default="out/demo", help="folder for the results (default: out/demo)")
-    add_policy_options(p)
-    p.set_defaults(fn=cmd_demo)
     p = sub.add_parser("selftest", help="solutions 100%%, starter 0, mutants caught, "
-                                        "goldens fresh")
-    p.add_argument("assignments", nargs="*")
+                                        "goldens fresh (instructors)")
+    p.add_argument("assignments", nargs="*", help="only these (default: all)")
     add_policy_options(p)
     p.set_defaults(fn=cmd_selftest)
     p = sub.add_parser("mutation", help="mutation testing of solutions/ against its graded "
                                         "tests (instructors)")
-    p.add_argument("assignments", nargs="*")
+    p.add_argument("assignments", nargs="*", help="only these (default: all)")
     p.add_argument("--sample", type=int, help="grade a seeded sample of N mutants per "
                                               "assignment (default: all)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="the sample's seed (default: 0)")
     p.add_argument("--report", help="where to write the report (default: "
                                     "tests/mutation_report.md)")
     p.set_defaults(fn=cmd_mutation)
     p = sub.add_parser("starter", help="generate starter/ from the solutions' markers "
                                        "(instructors)")
-    p.add_argument("assignments", nargs="*")
+    p.add_argument("assignments", nargs="*", help="only these (default: all)")
     p.add_argument("--check", action="store_true", help="only report a stale starter (exit 1)")
     p.set_defaults(fn=cmd_starter)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser, with only the commands this installation can run (`available`)."""
+    parser = argparse.ArgumentParser(prog="python -m autograder",
+                                     description="Training Systems autograder")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (_add_check_commands, _add_grading_commands, _add_course_commands):
+        add(sub)
+    for name in [n for n in sub.choices if not available(n)]:
+        del sub.choices[name]
+        sub._choices_actions = [a for a in sub._choices_actions if a.dest != name]
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and not getattr(args, "passes_unknown", False):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.pytest_args = extra
     try:
         return args.fn(args)
-    except (AssignmentError, GoldenError, StoreError, IsolationError, BackendError) as e:
+    except (AssignmentError, StoreError, IsolationError, BackendError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 

@@ -6,9 +6,12 @@ builds the image) and, per submission, runs `run_autograder` with the student's 
 /autograder/submission; it reads /autograder/results/results.json. All of run_autograder's paths
 hang off one variable, AUTOGRADER_ROOT (default /autograder), so a test can run it against a
 local folder that mimics that layout; AUTOGRADER_PYTHON names the interpreter (default: the venv
-setup.sh makes, $AUTOGRADER_ROOT/venv/bin/python).
+setup.sh makes, $AUTOGRADER_ROOT/venv/bin/python, else a python3 on PATH that imports the
+course's packages, so `AUTOGRADER_ROOT=DIR bash DIR/source/run_autograder` works from the
+course's activated venv; with none, results.json says so and the script exits 1).
 
-The zip holds what the trusted parent needs: the engine (autograder/), the assignment's
+The zip holds what the trusted parent needs, as `audiences.share("gradescope", ...)` says: the
+engine that grading needs (no instructor module), the assignment's
 assignment.toml, checks.py, common.py, public and hidden tests, inputs and goldens, and
 requirements.txt (the course's exact pins). It never holds solutions/, the mutants' code
 (solutions/mutants/*.toml, EQUIVALENT_MUTANTS.md; the goldens keep each mutant's name, hint and
@@ -40,14 +43,12 @@ from pathlib import Path, PurePosixPath
 
 from .assignments import VISIBILITIES, Assignment
 from .atomic import write_atomic
+from .audiences import STUBBED, share
 from .safe_text import utf8_json
 from .starter import strip_solutions
 
 ENGINE = Path(__file__).resolve().parent
 PYPROJECT = ENGINE.parent / "pyproject.toml"
-TEST_FILES = ("assignment.toml", "checks.py", "common.py")
-TEST_FOLDERS = ("public", "hidden", "inputs", "goldens")
-NEVER = ("__pycache__",)
 EXECUTABLE = 0o100755 << 16
 REGULAR = 0o100644 << 16
 # Gradescope's Ubuntu image has no torch; the CPU wheels keep the image small (PyPI's Linux
@@ -80,9 +81,29 @@ RUN_AUTOGRADER = """\
 #!/usr/bin/env bash
 # Gradescope runs this per submission (as /autograder/run_autograder, a copy of this file): the
 # engine in source/ grades submission/ into results/results.json ({assignment}, sandbox auto).
+# The interpreter: AUTOGRADER_PYTHON if set, else the venv setup.sh makes ($ROOT/venv), else
+# the first python3.11/python3 on PATH that imports the course's packages (a local run).
 set -euo pipefail
 ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
-PYTHON="${{AUTOGRADER_PYTHON:-$ROOT/venv/bin/python}}"
+PYTHON="${{AUTOGRADER_PYTHON:-}}"
+if [ -z "$PYTHON" ] && [ -x "$ROOT/venv/bin/python" ]; then PYTHON="$ROOT/venv/bin/python"; fi
+if [ -z "$PYTHON" ]; then
+    for candidate in python3.11 python3; do
+        if command -v "$candidate" >/dev/null 2>&1 && \\
+                "$candidate" -c "import torch, rich, numpy" >/dev/null 2>&1; then
+            PYTHON="$(command -v "$candidate")"; break
+        fi
+    done
+fi
+if [ -z "$PYTHON" ]; then
+    why="no Python with the course's packages: run setup.sh (it makes the venv) or set AUTOGRADER_PYTHON"
+    mkdir -p "$ROOT/results"
+    printf '{{"score": 0.0, "execution_time": 0.0, "output": "the autograder could not start: %s", %s}}\\n' \\
+        "$why" '"visibility": "visible", "stdout_visibility": "hidden", "tests": []' \\
+        > "$ROOT/results/results.json"
+    echo "run_autograder: $why (looked for $ROOT/venv/bin/python, python3.11, python3)" >&2
+    exit 1
+fi
 cd "$ROOT/source"
 export TRAINING_SYSTEMS_ROOT="$ROOT/source"
 export PYTHONPATH="$ROOT/source"
@@ -103,10 +124,16 @@ def requirements(pyproject: Path = PYPROJECT) -> str:
     return "".join(f"{d}\n" for d in deps)
 
 
-def _tree(folder: Path, prefix: PurePosixPath, child_side: bool = False) -> dict[str, bytes]:
-    return {str(prefix / p.relative_to(folder).as_posix()): _content(p, child_side)
-            for p in sorted(folder.rglob("*"))
-            if p.is_file() and not any(n in p.parts for n in NEVER) and p.suffix != ".pyc"}
+def _tree(folder: Path, prefix: PurePosixPath, assignment: str) -> dict[str, bytes]:
+    """The files under folder (course path prefix/...) that the Gradescope grader receives, as
+    `audiences.share` says: whole, or (files the sandboxed child reads) stubbed."""
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        name = prefix / p.relative_to(folder).as_posix()
+        how = share("gradescope", name, assignment) if p.is_file() else None
+        if how is not None:
+            out[str(name)] = _content(p, how == STUBBED)
+    return out
 
 
 def _content(path: Path, child_side: bool) -> bytes:
@@ -127,14 +154,9 @@ def zip_contents(assignment: Assignment) -> dict[str, bytes]:
     files = {"setup.sh": SETUP_SH.format(torch_index=TORCH_INDEX).encode(),
              "run_autograder": RUN_AUTOGRADER.format(assignment=assignment.name).encode(),
              "requirements.txt": requirements().encode()}
-    files |= _tree(ENGINE, PurePosixPath("autograder"))
-    tests = PurePosixPath("tests") / assignment.name
-    for name in TEST_FILES:
-        if (assignment.tests_dir / name).is_file():
-            files[str(tests / name)] = _content(assignment.tests_dir / name, name != "checks.py")
-    for folder in TEST_FOLDERS:
-        if (assignment.tests_dir / folder).is_dir():
-            files |= _tree(assignment.tests_dir / folder, tests / folder, child_side=True)
+    files |= _tree(ENGINE, PurePosixPath("autograder"), assignment.name)
+    files |= _tree(assignment.tests_dir, PurePosixPath("tests") / assignment.name,
+                   assignment.name)
     return files
 
 

@@ -1,30 +1,32 @@
 """The student release: the course without anything that gives answers away.
 
 Built from what git tracks at HEAD (`git archive HEAD`): no caches, no uncommitted edits, no
-untracked files. Left out: solutions/ (and its mutants), hidden tests with their inputs and
-goldens, the course's self-tests, the bundled examples (they hold solution code), the
-benchmarks (they import solutions), the instructor docs, README and Makefile (replaced by the
-student ones in autograder/release_files/). Test helpers (tests/<a>/*.py) go through the
+untracked files. Which file ships, whole or stubbed, is `audiences.share("release", path)`, the
+one table of who sees what (see autograder/audiences.py): handouts, starter, public tests with
+their inputs and goldens, and only the engine `check` and local pytest need. README and Makefile
+are replaced by the student ones in autograder/release_files/. A stubbed file goes through the
 starter rule: a `### BEGIN SOLUTION` region (code that only runs when the instructor makes the
 goldens, or ground truth a check can read precomputed) becomes `raise NotImplementedError`.
 An assignment's checks module may define `release_truth(inputs) -> (key, truth) | None`: its
-results on the public inputs are stored in tests/<a>/inputs/public_truth.json.
+results on the public inputs are stored in tests/<a>/inputs/public_truth.json. In the shipped
+Markdown, a reference to instructor-only material (`make bench`, a bench/ or crosscheck_ script)
+is rewritten to say so (`student_text`).
 """
 
 from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import tarfile
 from pathlib import Path, PurePosixPath
 
 from .assignments import course_root, discover
+from .audiences import STUBBED, share
 from .harness.plaindata import decode
 from .starter import strip_solutions
 
-EXCLUDED_TOP = {"solutions", "examples", "bench", "docs", ".ci", "README.md", "Makefile",
-                ".gitignore"}
 STUDENT_FILES = Path(__file__).parent / "release_files"
 
 
@@ -32,20 +34,20 @@ class ReleaseError(Exception):
     """The release cannot be built (one line for the user)."""
 
 
+INSTRUCTOR_REFERENCE = re.compile(r"`make (?:bench|goldens|selftest|demo|mutation)`"
+                                  r"|`[\w/]*(?:crosscheck_\w+|make_plots|make_tables)\.py`"
+                                  r"|`(?:bench|solutions|examples|docker|docs)/[\w./-]*`")
+
+
 def excluded(path: PurePosixPath) -> bool:
-    """Whether a tracked file stays out of the student release (make_plots.py, crosscheck_*: instructor
-    scripts that import solutions or read hidden goldens)."""
-    parts = path.parts
-    if parts[0] in EXCLUDED_TOP or path.name.startswith("crosscheck_") or path.name == "make_plots.py":
-        return True
-    if parts[0] == "autograder" and len(parts) > 1 and parts[1] == "release_files":
-        return True
-    if parts[0] == "tests" and len(parts) > 2:
-        if parts[1] == "selftest" or parts[2] == "hidden":
-            return True
-        if len(parts) == 4 and parts[2] in ("goldens", "inputs") and parts[3] == "hidden.json":
-            return True
-    return False
+    """Whether a tracked file stays out of the student release."""
+    return share("release", path) is None
+
+
+def student_text(text: str) -> str:
+    """Markdown as shipped: each mention of instructor-only material says that it is not here."""
+    return INSTRUCTOR_REFERENCE.sub(lambda m: f"{m[0]} (instructor-only, not in this release)",
+                                    text)
 
 
 def _tracked_files(root: Path) -> dict[str, bytes]:
@@ -65,8 +67,10 @@ def _tracked_files(root: Path) -> dict[str, bytes]:
 
 
 def _student_content(path: PurePosixPath, content: bytes) -> bytes:
-    if path.parts[0] == "tests" and path.suffix == ".py":
+    if share("release", path) == STUBBED:
         return strip_solutions(content.decode("utf-8"), str(path)).encode("utf-8")
+    if path.suffix == ".md":
+        return student_text(content.decode("utf-8")).encode("utf-8")
     return content
 
 
@@ -86,7 +90,7 @@ def build_release(dest: Path, root: Path | None = None) -> Path:
         if not excluded(path):
             staged[name] = _student_content(path, content)
     for extra in STUDENT_FILES.iterdir():
-        staged[extra.name] = extra.read_bytes()
+        staged[extra.name] = extra.read_bytes()  # README.md, Makefile, pytest.ini
     dest.mkdir(parents=True)
     for name, content in staged.items():
         target = dest / name

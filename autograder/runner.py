@@ -16,9 +16,10 @@ import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from .assignments import VISIBILITIES, Assignment
+from .audiences import share
 from .boxes import BoxFactory, ChildBox, HostBox, hidden_refusal
 from .sandbox import Capabilities, SandboxPolicy, capabilities
 from .store import TestPlan
@@ -158,23 +159,30 @@ def _tail(path: Path) -> str:
 def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple[str, ...],
                     inputs_base: Path | None) -> Path:
     """A fresh folder with exactly what the child needs: harness, implementation copy, test
-    files, stored inputs. No goldens, no solutions, nothing else."""
+    files, stored inputs, each as `audiences.share("child-<visibility>", ...)` allows. No
+    goldens, no solutions, nothing else."""
     run = Path(tempfile.mkdtemp(prefix=f"grade-{assignment.name}-"))
     lib = run / "lib" / "autograder"
-    shutil.copytree(HARNESS, lib / "harness", ignore=shutil.ignore_patterns("__pycache__"))
+    (lib / "harness").mkdir(parents=True)
+    for f in sorted(HARNESS.glob("*.py")):  # the harness is one flat package
+        if any(share(f"child-{v}", f"autograder/harness/{f.name}") for v in visibilities):
+            shutil.copy2(f, lib / "harness" / f.name)
     (lib / "__init__.py").write_text("")
     pkg = impl_root / assignment.package
     shutil.copytree(pkg, run / "impl" / assignment.package,
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    tests = PurePosixPath("tests", assignment.name)
+    (run / "inputs").mkdir()
     for vis in visibilities:
         (run / "tests" / vis).mkdir(parents=True)
         for f in assignment.test_files(vis):
-            shutil.copy2(f, run / "tests" / vis / f.name)
+            if share(f"child-{vis}", tests / vis / f.name):
+                shutil.copy2(f, run / "tests" / vis / f.name)
         src = assignment.inputs_path(vis, inputs_base)
-        (run / "inputs").mkdir(exist_ok=True)
-        if src.exists():
+        if src.exists() and share(f"child-{vis}", tests / "inputs" / f"{vis}.json"):
             shutil.copy2(src, run / "inputs" / f"{vis}.json")
-    if assignment.common_module.exists():
+    if assignment.common_module.exists() and any(share(f"child-{v}", tests / "common.py")
+                                                 for v in visibilities):
         shutil.copy2(assignment.common_module, run / "tests" / "common.py")
     (run / "tests" / "pytest.ini").write_text("[pytest]\n")
     for d in ("work", "tmp"):

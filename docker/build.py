@@ -9,12 +9,61 @@
 from __future__ import annotations
 
 import argparse
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from autograder.backends.docker_image import Podman, PodmanService, build_runner, podman_problem
+
+# Blocks on stdin, the read end of a pipe only `serve` holds open: when serve ends, however (even
+# SIGKILL), the pipe closes and the watchdog stops the podman service and removes its folder.
+WATCHDOG = """\
+import os, shutil, signal, sys, time
+pid, folder = int(sys.argv[1]), sys.argv[2]
+sys.stdin.buffer.read()
+try:
+    os.kill(pid, signal.SIGTERM)
+    for _ in range(100):
+        os.kill(pid, 0)
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+except ProcessLookupError:
+    pass
+shutil.rmtree(folder, ignore_errors=True)
+"""
+
+
+class Stop(Exception):
+    """A signal asked `serve` to stop."""
+
+
+def _stop(signum, frame) -> None:
+    raise Stop(signal.Signals(signum).name)
+
+
+def serve(podman: Podman) -> int:
+    """Serve the Docker API until Ctrl-C, SIGTERM or SIGHUP (or the service dies); the podman
+    service, in a session of its own, is stopped on the way out whichever ends it, and by a
+    watchdog (WATCHDOG) when this process is killed outright."""
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, _stop)
+    try:
+        with PodmanService(podman) as service:
+            watchdog = subprocess.Popen([sys.executable, "-c", WATCHDOG, str(service.proc.pid),
+                                         str(service.dir)], stdin=subprocess.PIPE,
+                                        start_new_session=True)
+            print(f"export DOCKER_HOST={service.url}\n(serving; Ctrl-C to stop)", flush=True)
+            service.proc.wait()
+    except Stop:
+        pass  # the with block stopped the service on the way out
+    finally:
+        if "watchdog" in locals():
+            watchdog.stdin.close()  # its job is done (or it does it now)
+            watchdog.wait(timeout=30)
+    return 0
 
 
 def main() -> int:
@@ -29,13 +78,7 @@ def main() -> int:
         return 2
     podman = Podman()
     if args.what == "serve":
-        with PodmanService(podman) as service:
-            print(f"export DOCKER_HOST={service.url}\n(serving; Ctrl-C to stop)", flush=True)
-            try:
-                service.proc.wait()
-            except KeyboardInterrupt:
-                pass
-        return 0
+        return serve(podman)
     tag = build_runner(podman, args.what, args.base)
     print(f"built {tag}")
     return 0

@@ -346,3 +346,47 @@ def test_gradescope_without_bwrap_no_channel_between_children(built, tmp_path, e
     assert all(seen["control"].values()), seen  # every detector works here
     assert not any(seen["crossed"].values()), seen
     assert got["post"] == {"procs": [], "files": []}, got["post"]
+
+def _unpacked(zip_path: Path, root: Path) -> Path:
+    with zipfile.ZipFile(zip_path) as zf:
+        zf.extractall(root / "source")
+    (root / "submission" / "toy").mkdir(parents=True)
+    (root / "submission" / "toy" / "__init__.py").write_text(SOLUTION)
+    return root
+
+
+def _bare_env(path: str) -> dict[str, str]:
+    drop = ("TRAINING_SYSTEMS_ROOT", ENV_DISABLE, "AUTOGRADER_PYTHON", "VIRTUAL_ENV", "PYTHONPATH")
+    return {**{k: v for k, v in os.environ.items() if k not in drop}, "PATH": path}
+
+
+def test_readme_local_run_finds_the_activated_venv(built, tmp_path):
+    """`AUTOGRADER_ROOT=DIR bash DIR/source/run_autograder` from a clean folder, with the course
+    venv active (its bin/ first on PATH) and no AUTOGRADER_PYTHON and no DIR/venv: it grades
+    (before, rc 127: DIR/venv/bin/python: No such file or directory)."""
+    root = _unpacked(built, tmp_path / "autograder")
+    env = _bare_env(f"{Path(sys.executable).parent}:/usr/bin:/bin") | {"AUTOGRADER_ROOT": str(root)}
+    done = subprocess.run(["bash", "source/run_autograder"], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 7 and f"engine: {root / 'source' / 'autograder'}" in done.stdout
+
+
+def test_local_run_without_a_usable_python_says_what_to_do(built, tmp_path):
+    """No venv, no AUTOGRADER_PYTHON, and only a python3 that lacks torch on PATH: exit 1, one
+    line on stderr, and a schema-valid results.json with a zero and the same reason."""
+    root = _unpacked(built, tmp_path / "autograder")
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python3").write_text("#!/bin/sh\nexit 1\n")
+    (fake / "python3").chmod(0o755)
+    (fake / "mkdir").symlink_to(shutil.which("mkdir"))
+    env = _bare_env(str(fake)) | {"AUTOGRADER_ROOT": str(root)}
+    done = subprocess.run([shutil.which("bash"), "source/run_autograder"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1 and "AUTOGRADER_PYTHON" in done.stderr, done.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    jsonschema.validate(results, json.loads(SCHEMA_PATH.read_text()))
+    assert results["score"] == 0 and "setup.sh" in results["output"]

@@ -1,0 +1,138 @@
+"""Who sees what: one table over the course's files, for every audience the course serves.
+
+`share(audience, path)` says how an audience receives the course file `path` (relative to the
+course root, POSIX): WHOLE (as it is), STUBBED (through the starter rule: a `### BEGIN SOLUTION`
+region becomes `raise NotImplementedError`) or None (never). Every builder asks it and nothing
+else decides: `runner.prepare_run_dir` (the sandboxed child, per visibility), `release.py` (the
+student release), `gradescope_export.py` (the Gradescope grader). The nbgrader row records what
+`nbgrader_course.py` ships (the lab notebooks and public tests: nbgrader's autograde runs the
+student's code itself, so it is given no engine and no goldens).
+
+The audiences:
+  child-public, child-hidden  the sandboxed child of one run folder: the harness, that
+                              visibility's test files and inputs, common.py. Never a golden,
+                              solution, checks.py, or the other visibility's tests.
+  release                     the student release: handouts, starter, public tests, inputs and
+                              goldens, and only the engine that `check` and local pytest need.
+                              No solutions, hidden material, mutant write-ups, mutation report,
+                              instructor modules (similarity, bulk, Dask, Gradescope, nbgrader,
+                              mutation, goldens, examples, self-test), docker/, bench/, or the
+                              handout scripts that import solutions/.
+  gradescope                  the trusted parent on Gradescope: the release's engine plus the
+                              Gradescope runner, and one assignment's public and hidden tests,
+                              inputs, goldens and (whole) checks.py; files the child reads go
+                              stubbed.
+  nbgrader                    the nbgrader course: handouts and public tests of its assignments.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+AUDIENCES = ("child-public", "child-hidden", "release", "gradescope", "nbgrader")
+WHOLE, STUBBED = "whole", "stubbed"
+
+# The engine a student needs for `python -m autograder check` and for local pytest (the
+# tests/conftest.py plugin autograder/local.py), and nothing an instructor alone runs.
+RELEASE_ENGINE = frozenset({
+    "__init__.py", "__main__.py", "assignments.py", "atomic.py", "audiences.py", "boxes.py",
+    "cli.py", "compare.py", "contract.py", "forbidden.py", "found_instead.py", "grading.py",
+    "intake.py", "safe_text.py",
+    "local.py", "report.py", "runner.py", "service.py", "store.py", "tasks.py",
+    "gradescope_schema.json", "sandbox", "harness", "backends/__init__.py", "backends/host.py",
+})
+GRADESCOPE_ENGINE = RELEASE_ENGINE | {"gradescope_export.py"}
+# Top-level folders and files that only the instructor's checkout holds.
+INSTRUCTOR_TOP = frozenset({"solutions", "examples", "bench", "docs", "docker", ".ci",
+                            "README.md", "Makefile", ".gitignore"})
+# Instructor scripts and write-ups anywhere under tests/ or assignments/: they import
+# solutions/, read hidden goldens, or quote reference lines.
+INSTRUCTOR_NAMES = ("crosscheck_", "make_plots.py", "make_tables.py", "handout_blocks.py",
+                    "EQUIVALENT_MUTANTS.md", "mutation_report.md")
+
+
+def instructor_only(path: PurePosixPath) -> bool:
+    """Whether `path` is instructor material that no audience but the instructor receives."""
+    return (path.parts[0] in INSTRUCTOR_TOP or "__pycache__" in path.parts
+            or path.suffix == ".pyc" or path.name.startswith(INSTRUCTOR_NAMES))
+
+
+def _engine(path: PurePosixPath, allowed: frozenset[str]) -> bool:
+    inner = path.parts[1:]
+    return bool(inner) and (inner[0] in allowed or "/".join(inner) in allowed)
+
+
+def _child(path: PurePosixPath, visibility: str) -> str | None:
+    parts = path.parts
+    if parts[:2] == ("autograder", "harness"):
+        return WHOLE
+    if parts[0] != "tests" or len(parts) < 3:
+        return None
+    rest = parts[2:]
+    if rest == ("common.py",) or rest == ("inputs", f"{visibility}.json"):
+        return WHOLE
+    if len(rest) == 2 and rest[0] == visibility and path.name.startswith("test_") \
+            and path.suffix == ".py":
+        return WHOLE
+    return None
+
+
+def _release(path: PurePosixPath) -> str | None:
+    parts = path.parts
+    if parts[0] == "autograder":
+        return WHOLE if _engine(path, RELEASE_ENGINE) else None
+    if parts[0] in ("starter", "assignments") or path.as_posix() == "pyproject.toml":
+        return WHOLE
+    if parts[0] != "tests" or len(parts) < 2 or parts[1] == "selftest":
+        return None
+    if len(parts) == 2:
+        return WHOLE if path.name == "conftest.py" else None
+    rest = parts[2:]
+    if rest[0] == "hidden" or path.name == "hidden.json":
+        return None
+    return STUBBED if path.suffix == ".py" else WHOLE
+
+
+def _gradescope(path: PurePosixPath, assignment: str | None) -> str | None:
+    parts = path.parts
+    if parts[0] == "autograder":
+        return WHOLE if _engine(path, GRADESCOPE_ENGINE) else None
+    if parts[0] != "tests" or len(parts) < 3 or (assignment and parts[1] != assignment):
+        return None
+    rest = parts[2:]
+    if rest == ("checks.py",) or rest == ("assignment.toml",):
+        return WHOLE
+    if rest == ("common.py",) or rest[0] in ("public", "hidden", "inputs", "goldens"):
+        return STUBBED if path.suffix == ".py" else WHOLE
+    return None
+
+
+def _nbgrader(path: PurePosixPath, assignment: str | None) -> str | None:
+    parts = path.parts
+    if parts[0] == "assignments" and path.suffix in (".md", ".png"):
+        return WHOLE
+    if parts[0] != "tests" or len(parts) < 4 or (assignment and parts[1] != assignment):
+        return None
+    if parts[2] == "public" or path.as_posix().endswith(("inputs/public.json",
+                                                         "goldens/public.json")):
+        return STUBBED if path.suffix == ".py" else WHOLE
+    return None
+
+
+def share(audience: str, path: PurePosixPath | str, assignment: str | None = None) -> str | None:
+    """How `audience` receives the course file `path` (course-relative, POSIX): WHOLE, STUBBED
+    or None. `assignment` limits the Gradescope and nbgrader audiences to one assignment's tests
+    (the others ignore it). Raises ValueError for an unknown audience."""
+    path = PurePosixPath(path)
+    if audience not in AUDIENCES:
+        raise ValueError(f"unknown audience {audience!r} (known: {', '.join(AUDIENCES)})")
+    if not path.parts or instructor_only(path) or path.parts[:2] == ("autograder",
+                                                                      "release_files"):
+        return None
+    if audience.startswith("child-"):
+        return _child(path, audience.removeprefix("child-"))
+    if audience == "release":
+        return _release(path)
+    if audience == "gradescope":
+        return _gradescope(path, assignment)
+    return _nbgrader(path, assignment)

@@ -1,0 +1,57 @@
+"""Every service the course starts stops with its parent: `make docker-serve`
+(docker/build.py serve) stopped by SIGTERM, SIGHUP, Ctrl-C or SIGKILL leaves no podman service behind
+(before, SIGTERM left `podman system service` running: it is in a session of its own)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.backends.docker_image import podman_problem
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(podman_problem() is not None, reason=str(podman_problem()))
+
+
+def _pids_with(text: str) -> list[int]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and text in (proc / "cmdline").read_bytes().decode(errors="replace"):
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGKILL])
+def test_docker_serve_stops_its_podman_service(sig):
+    serve = subprocess.Popen([sys.executable, str(ROOT / "docker" / "build.py"), "serve"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = serve.stdout.readline()  # blocks until the service answers (<= 60 s) or exits
+        assert line.startswith("export DOCKER_HOST=unix://"), line + serve.stderr.read()
+        socket = line.strip().removeprefix("export DOCKER_HOST=unix://")
+        service = [p for p in _pids_with(socket) if p != serve.pid]
+        assert service, "no podman service process found"
+        serve.send_signal(sig)
+        assert serve.wait(timeout=30) == (-signal.SIGKILL if sig == signal.SIGKILL else 0)
+        deadline = time.monotonic() + 15
+        while (_pids_with(socket) or Path(socket).parent.exists()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _pids_with(socket), f"{sig.name}: podman service left running"
+        assert not Path(socket).parent.exists()
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+        for pid in _pids_with("podman-api-"):  # a left service: do not leak it past the test
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
