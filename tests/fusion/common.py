@@ -255,8 +255,11 @@ def record_gate_scaling(rec, i: int, case: dict) -> None:
             set_gates(block, attn=g if branch == "attn" else 0.0, ff=g if branch == "ff" else 0.0)
             with torch.no_grad():
                 added.append((block(x, media) - x).flatten())
+        if branch == "attn":  # the attention branch also on other media: it must read them
+            with torch.no_grad():
+                added.append((block(x, 2.0 * media.flip(1) + 0.5) - x).flatten())
         rec.check(f"{branch}_added[{i}]", [a.numpy() for a in added], check="tanh_scaled")
-        ratio = float(added[0] @ added[1] / (added[1] @ added[1]))
+        ratio = float(added[0] @ added[1] / (added[1] @ added[1]))  # carries the gates-not-tanh hint
         rec.close(f"{branch}_ratio[{i}]", ratio, atol=1e-6, rtol=1e-5)
 
 
@@ -322,7 +325,8 @@ def record_flamingo_at_init(rec, i: int, case: dict) -> None:
 
 def record_flamingo_frozen(rec, i: int, case: dict) -> None:
     """Wrapping freezes the LM; at init a backward gives non-zero gradient to gates only; a few
-    optimizer steps leave every LM weight as it was and move the logits. The LM's parameters
+    optimizer steps leave every LM weight as it was and move the logits, differently for other
+    media (checks.reads_media). The LM's parameters
     are the Parameter objects recorded before wrapping (found by identity, never by name or
     place: the wrapper may move or wrap the LM's layers); gates are found by name (SPEC §5.8)."""
     lm = build_lm(case["kind"], case["seed"])
@@ -359,10 +363,11 @@ def record_flamingo_frozen(rec, i: int, case: dict) -> None:
     drift = max(float((p.detach() - b).abs().max()) for p, b in zip(lm_params, before))
     rec.close(f"lm_weights_moved[{i}]", drift, atol=0.0)
     with torch.no_grad():
-        after = _logits(model(ids, media, attention_mask=mask))
+        after = [_logits(model(ids, m, attention_mask=mask)).double().numpy()
+                 for m in (media, 2.0 * media.flip(1) + 0.5)]
     rec.close(f"bare_logits[{i}]", bare.numpy(), atol=1e-5, rtol=1e-5)
-    rec.check(f"trained_logits[{i}]", {"x": bare.double().numpy(), "media": after.double().numpy()},
-              check="moved")
+    rec.check(f"trained_logits[{i}]", {"x": bare.double().numpy(), "media": after[0], "other_media": after[1]},
+              check="reads_media")
 
 
 # ================================================================ Task 5: rope_2d
