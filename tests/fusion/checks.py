@@ -33,9 +33,7 @@ def is_positive(observed, ctx) -> str | None:
     if not _finite_number(observed):
         return f"expected a finite number, got {observed!r}"[:200]
     if observed <= 1e-6:
-        what = {"media_effect": "the output does not change when the media change",
-                "gate_gradient": "the gates get no gradient at initialisation",
-                "logits_moved": "training the gates for 3 steps did not change the logits"}
+        what = {"gate_gradient": "the gates get no gradient at initialisation"}
         return what.get(ctx.name.split("[")[0], "expected a non-zero change") + f" (change {observed:g})"
     return None
 
