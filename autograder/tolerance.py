@@ -5,7 +5,9 @@ An observation is flagged when its expected value is floating point, rtol < MIN_
 MIN_RTOL x the largest finite |expected| (or atol is 0) — unless a `close(` call reachable from
 its test function (the function itself, then the common.py helpers it names, transitively)
 that could have recorded it (its literal atol/rtol equal the observation's) carries
-`# contract: <the SPEC clause>` on one of the call's lines.
+`# contract: <the SPEC clause>` on one of the call's lines or in the comment block right above
+it. Tolerances passed as `**NAME`, NAME a module-level dict of the same file (or of common.py),
+are read from that dict, and its assignment's lines and the comment block above it count too.
 """
 
 from __future__ import annotations
@@ -47,6 +49,28 @@ def _functions(path: Path) -> tuple[dict[str, ast.FunctionDef], list[str]]:
             text.splitlines())
 
 
+def _constants(path: Path) -> dict[str, ast.Assign]:
+    """Module-level `NAME = {...}` assignments of a test file (tolerance dicts)."""
+    if not path.exists():
+        return {}
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {target.id: node for node in tree.body if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Dict) for target in node.targets
+            if isinstance(target, ast.Name)}
+
+
+def _mark_near(lines: list[str], first: int, last: int) -> bool:
+    """Whether lines first..last (1-based) or the comment block right above them hold the mark."""
+    if any(CONTRACT_MARK in lines[i - 1] for i in range(first, last + 1)):
+        return True
+    i = first - 1
+    while i >= 1 and lines[i - 1].strip().startswith("#"):
+        if CONTRACT_MARK in lines[i - 1]:
+            return True
+        i -= 1
+    return False
+
+
 def _literal(node: ast.AST | None) -> float | None:
     """A numeric literal's value (`1e-6`, `-0.0`, `0`); None for anything computed."""
     try:
@@ -57,10 +81,21 @@ def _literal(node: ast.AST | None) -> float | None:
         else None
 
 
-def _call_fits(call: ast.Call, spec: ObservationSpec) -> bool:
+def _unpacked(call: ast.Call, constants: dict[str, ast.Assign]) -> list[ast.Assign]:
+    """The module-level dicts a call unpacks with `**NAME`."""
+    return [constants[k.value.id] for k in call.keywords
+            if k.arg is None and isinstance(k.value, ast.Name) and k.value.id in constants]
+
+
+def _call_fits(call: ast.Call, spec: ObservationSpec,
+               constants: dict[str, ast.Assign] | None = None) -> bool:
     """Whether a close(name, value, atol, rtol) call could have recorded `spec`: each
     tolerance given as a literal (or left at its default 0) equals the spec's."""
-    given = {k.arg: k.value for k in call.keywords if k.arg in ("atol", "rtol")}
+    given = {}
+    for node in _unpacked(call, constants or {}):
+        given.update({k.value: v for k, v in zip(node.value.keys, node.value.values)
+                      if isinstance(k, ast.Constant) and k.value in ("atol", "rtol")})
+    given.update({k.arg: k.value for k in call.keywords if k.arg in ("atol", "rtol")})
     for i, key in ((2, "atol"), (3, "rtol")):
         if len(call.args) > i:
             given[key] = call.args[i]
@@ -75,14 +110,18 @@ def _call_fits(call: ast.Call, spec: ObservationSpec) -> bool:
     return True
 
 
-def _marked_call(fn: ast.FunctionDef, lines: list[str], spec: ObservationSpec) -> bool:
+def _marked_call(fn: ast.FunctionDef, lines: list[str], spec: ObservationSpec,
+                 constants: dict[str, ast.Assign] | None = None) -> bool:
     """Whether a close( call in fn that could have recorded `spec` carries the contract mark
-    on one of its lines."""
+    on one of its lines, in the comment block above it, or at the tolerance dict it unpacks."""
     for call in ast.walk(fn):
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
-                and call.func.attr == "close" and _call_fits(call, spec) \
-                and any(CONTRACT_MARK in lines[i - 1]
-                        for i in range(call.lineno, call.end_lineno + 1)):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "close" and _call_fits(call, spec, constants)):
+            continue
+        if _mark_near(lines, call.lineno, call.end_lineno):
+            return True
+        if any(_mark_near(lines, node.lineno, node.end_lineno)
+               for node in _unpacked(call, constants or {})):
             return True
     return False
 
@@ -94,13 +133,16 @@ def contract_marked(assignment: Assignment, visibility: str, file: str, test_id:
     carries `# contract:`."""
     own, own_lines = _functions(assignment.tests_dir / visibility / file)
     common, common_lines = _functions(assignment.common_module)
+    own_constants = _constants(assignment.tests_dir / visibility / file)
+    common_constants = _constants(assignment.common_module)
+    constants_of = {id(own_lines): own_constants, id(common_lines): common_constants}
     todo = [(own.get(test_id), own_lines)]
     seen: set[str] = {test_id}
     while todo:
         fn, lines = todo.pop()
         if fn is None:
             continue
-        if _marked_call(fn, lines, spec):
+        if _marked_call(fn, lines, spec, constants_of.get(id(lines))):
             return True
         for name in {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} - seen:
             seen.add(name)

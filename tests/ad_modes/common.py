@@ -371,8 +371,9 @@ def record_layernorm_vjps(rec, cases) -> None:
 
 
 def record_shared_structure(rec, cases) -> None:
-    """Both Jacobians are a scaled identity minus low rank with null vector 1: J·1 = 0, and
-    their eigenvalues (symmetric J, γ = None) are s_i-like scales and zeros. Records J·1 and the
+    """Both Jacobians are a diagonal minus low rank (softmax: diag(s) − ssᵀ; LayerNorm without γ:
+    (1/σ)(I − 11ᵀ/n − x̂x̂ᵀ/n)) with null vector 1: J·1 = 0, and
+    their eigenvalues (symmetric J, γ = None) show the low-rank part. Records J·1 and the
     sorted eigenvalues of each."""
     for i, c in enumerate(cases):
         x = np.array(c["x"])
@@ -381,6 +382,8 @@ def record_shared_structure(rec, cases) -> None:
             # contract: SPEC §5.2 null vector 1 in float64: J·1 is a sum of a few unit-scale terms
             rec.close(f"[{i}].{name}.J@1", jac @ np.ones(x.size), atol=1e-12)
             eig = np.sort(np.linalg.eigvalsh((jac + jac.T) / 2))
+            # contract: SPEC §5.2 float64 Jacobians: eigvalsh of a symmetric float64 matrix is accurate
+            # to ~1e-15 of its norm, so 1e-7 leaves room for any float64 computation of J
             rec.close(f"[{i}].{name}.eigenvalues", eig, atol=1e-9, rtol=1e-7)
 
 

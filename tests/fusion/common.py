@@ -230,6 +230,8 @@ def record_block_at_init(rec, i: int, case: dict) -> None:
     media = torch.tensor(case["media"], dtype=torch.float32)
     with torch.no_grad():
         out = block(x, media)
+    # contract: SPEC §5.8 gates start at 0 and tanh(0) = 0: at init the block returns x itself (up to
+    # float32 rounding of the residual sum, far below 1e-6)
     rec.close(f"output_at_init[{i}]", out.numpy(), atol=1e-6)
     set_gates(block, attn=1.0, ff=0.0)
     with torch.no_grad():

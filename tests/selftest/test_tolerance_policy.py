@@ -51,3 +51,27 @@ def test_a_contract_comment_on_the_recording_call_accepts_it(toy_course, tmp_pat
     assert not any("test_add" in p for p in tolerance_problems(load("toy", root)))
     # the hidden mean (rtol=1e-12) is still flagged: the mark is per recording call
     assert any("test_mean/mean" in p for p in tolerance_problems(load("toy", root)))
+
+
+def test_a_contract_comment_above_the_call_or_at_its_tolerance_dict_accepts_it(toy_course, tmp_path):
+    root = tmp_path / "course"
+    shutil.copytree(toy_course, root)
+    test = root / "tests" / "toy" / "public" / "test_basic.py"
+    original = test.read_text()
+    line = 'rec.close(f"sum[{i}]", toy.add(a, b), atol=1e-12)'
+    indent = original[:original.index(line)].rsplit("\n", 1)[1]
+    # the comment block right above the call
+    test.write_text(original.replace(line, "# contract: SPEC 5.9 sums are exact\n" + indent + line))
+    assert not any("test_add" in p for p in tolerance_problems(load("toy", root)))
+    # a comment separated from the call by code does not count
+    test.write_text(original.replace(line, "# contract: SPEC 5.9\n" + indent + "pass\n" + indent + line))
+    assert any("test_add/sum[0]" in p for p in tolerance_problems(load("toy", root)))
+    # tolerances unpacked from a marked module-level dict
+    marked = "EXACT = {'atol': 1e-12}  # contract: SPEC 5.9 sums are exact\n"
+    test.write_text(marked + original.replace(line, line.replace("atol=1e-12", "**EXACT")))
+    assert not any("test_add" in p for p in tolerance_problems(load("toy", root)))
+    # ... but not from an unmarked one, nor from a marked one whose tolerance differs
+    test.write_text("EXACT = {'atol': 1e-12}\n" + original.replace(line, line.replace("atol=1e-12", "**EXACT")))
+    assert any("test_add/sum[0]" in p for p in tolerance_problems(load("toy", root)))
+    test.write_text(marked.replace("1e-12", "1e-3") + original.replace(line, line.replace("atol=1e-12", "**EXACT")))
+    assert any("test_add/sum[0]" in p for p in tolerance_problems(load("toy", root)))
