@@ -211,6 +211,7 @@ def record_ordered_sums(rec, cases: list) -> None:
     """sum[i]: ordered_sum of case i's values (stored with their dtype) in its order."""
     for i, c in enumerate(cases):
         values = torch.from_numpy(np.asarray(c["values"]).copy())
+        # contract: SPEC 5.7 ordered_sum is strictly left to right in the values' dtype: bitwise
         rec.exact(f"sum[{i}]", float(ordered_sum(values, [int(k) for k in c["order"]])))
 
 
