@@ -71,11 +71,15 @@ def deterministic_workspace_config(observed, ctx) -> str | None:
 
 # ------------------------------------------------------------------ Task 3: fingerprint
 def same_digest_iff(observed, ctx) -> str | None:
-    """observed: two digests; they must be equal exactly when the solution's two are (the hash
-    itself is free, but it must be a non-empty string)."""
-    if not isinstance(observed, list) or len(observed) != 2 or \
+    """observed: the digests of first, second and a bit copy of first: the copy's must equal
+    first's, and first's equal second's exactly when the solution's do (the hash itself is
+    free, but it must be a non-empty string)."""
+    if not isinstance(observed, list) or len(observed) != 3 or \
             not all(isinstance(d, str) and d for d in observed):
         return "fingerprint must return a non-empty str"
+    if observed[0] != observed[2]:
+        return ("a copy with the same bits got another fingerprint: the digest must depend on "
+                "the values' bits only")
     want_equal = ctx.expected[0] == ctx.expected[1]
     if want_equal and observed[0] != observed[1]:
         return "equal bits, different fingerprints: the digest must depend on the values' bits only"

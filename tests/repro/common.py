@@ -4,6 +4,7 @@ test sets run on their own inputs. Inputs and helpers only: no expected value li
 """
 
 import _thread
+import copy
 import os
 import random
 from collections.abc import Callable
@@ -150,16 +151,22 @@ def record_inside(rec, i: int, prior: dict, enabled: bool) -> None:
 def record_after(rec, i: int, prior: dict, enabled: bool, body_raises: bool) -> None:
     """after[i].*: the settings after leaving deterministic_mode(enabled) entered from `prior`,
     the block ending normally or by an exception (which must propagate)."""
+    inside: list = []
+
     def block():
         with deterministic_mode(enabled):
+            inside.append(global_state())
             if body_raises:
                 raise KeyError("raised inside the block")
 
     def body():
         set_global_state(prior)
-        rec.raises(f"after[{i}]: the body's exception propagates", block)
+        rec.raises(f"after[{i}]: the body's exception propagates", clean_call, block)
         for key, value in global_state().items():
             rec.exact(f"after[{i}].{key}", value)
+        # the mode really was set inside (so a block that changes nothing restores nothing)
+        rec.exact(f"after[{i}].inside.deterministic_algorithms",
+                  inside[0]["deterministic_algorithms"] if inside else None)
     isolated(body)
 
 
@@ -200,10 +207,18 @@ def tiny_model(seed: int) -> nn.Module:
     return nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Tanh(), nn.Linear(8, 2))
 
 
+def bit_copy(value):
+    """A copy of a model (deep copy) or of a list of tensors (contiguous clones): the same bits."""
+    if isinstance(value, nn.Module):
+        return copy.deepcopy(value)
+    return [t.detach().clone() for t in value]
+
+
 def record_digest_pair(rec, name: str, first, second) -> None:
-    """name: the two fingerprints (checks.same_digest_iff: equal exactly when the solution's are)."""
-    rec.check(name, [clean_call(fingerprint, first), clean_call(fingerprint, second)],
-              check="same_digest_iff")
+    """name: the fingerprints of first, second and a bit copy of first (checks.same_digest_iff:
+    the copy's equals first's, and first's equals second's exactly when the solution's do)."""
+    rec.check(name, [clean_call(fingerprint, first), clean_call(fingerprint, second),
+                     clean_call(fingerprint, bit_copy(first))], check="same_digest_iff")
 
 
 # ================================================================ Tasks 4-5: float order
