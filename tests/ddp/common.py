@@ -249,22 +249,23 @@ class Battery:
                     results[rank][name] = late
         return results
 
-    def record(self, rec, name: str, cases: dict) -> None:
-        """Record section `name` of every rank: the exception it raised (None), then its values;
-        then re-raise the first rank's exception, so that its message reaches the report."""
+    def record(self, rec, name: str, cases: dict, prefix: str = "") -> None:
+        """Record section `name` of every rank (observation names start with `prefix`): the
+        exception it raised (None), then its values; then re-raise the first rank's exception,
+        so that its message reaches the report."""
         errors = []
         for rank, out in enumerate(self.run(cases)):
             section = out[name]
-            rec.exact(f"rank{rank}.raised", section["raised"])
+            rec.exact(f"{prefix}rank{rank}.raised", section["raised"])
             if section["raised"]:
                 errors.append(f"rank {rank}: {section['raised']}: {section['message']}")
             for key, value in section.get("values", {}).items():
                 if isinstance(value, np.ndarray) and value.dtype.kind == "f":
                     # contract: the tests' model is float64 (Net.double()) and SPEC 5.6 fixes
                     # the average; only the summation order is free (~1e-16 relative)
-                    rec.close(f"rank{rank}.{key}", value, atol=1e-9, rtol=1e-7)
+                    rec.close(f"{prefix}rank{rank}.{key}", value, atol=1e-9, rtol=1e-7)
                 else:
-                    rec.exact(f"rank{rank}.{key}", value)
+                    rec.exact(f"{prefix}rank{rank}.{key}", value)
         if errors:  # raised again as the first rank's type where that is a builtin exception
             kind = getattr(builtins, errors[0].split(": ")[1], None)
             if not (isinstance(kind, type) and issubclass(kind, Exception)):
