@@ -203,7 +203,7 @@ def flip_bit(t: torch.Tensor, element: int, bit: int) -> torch.Tensor:
 
 def tiny_model(seed: int) -> nn.Module:
     """A small model with parameters and a buffer, built from a seed."""
-    torch.manual_seed(seed)
+    TORCH_SEED(seed)
     return nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.Tanh(), nn.Linear(8, 2))
 
 
