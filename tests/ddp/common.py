@@ -438,7 +438,17 @@ def section_sampler(b: Battery, rank: int, c: dict) -> dict:
             out[f"epoch{epoch}.shards"] = gathered
             out[f"epoch{epoch}.reads_per_index"] = reads_per_index(gathered, b.sampler_len)
     out["again_without_set_epoch"] = [int(i) for i in sampler]
-    return out
+    # the last epoch's shard feeds MiniDDP: every rank ends with the gradient of the mean loss
+    # over all ranks' rows (so a sampler test also needs MiniDDP's averaging)
+    fc1, fc2 = np.asarray(c["init"][0]["fc1.weight"]), np.asarray(c["init"][0]["fc2.weight"])
+    rows = torch.arange(b.sampler_len * fc1.shape[1], dtype=torch.float64)
+    x = torch.sin(rows).reshape(b.sampler_len, fc1.shape[1])
+    y = torch.cos(torch.arange(b.sampler_len * fc2.shape[0], dtype=torch.float64))
+    net = Net(c["init"][0], extras=False)
+    model = MiniDDP(net)
+    shard_rows = torch.tensor([int(i) for i in sampler])
+    mse(model(x[shard_rows]), y.reshape(b.sampler_len, fc2.shape[0])[shard_rows]).backward()
+    return {**out, **grads(net)}
 
 
 SECTIONS: dict[str, Section] = {  # in this order: a section that hangs costs the ones after it
