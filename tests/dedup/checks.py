@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import unicodedata
 from collections import defaultdict
 from functools import lru_cache
@@ -215,28 +216,104 @@ def _diff(a, b) -> str:
     return f"{len(bad)} of {len(a)} entries differ (first at index {bad[0]})"
 
 
+def _signature(x) -> list | None:
+    """x as a non-empty list of non-negative ints, or None."""
+    if not isinstance(x, list) or not x or \
+            not all(type(v) is int and v >= 0 for v in x):
+        return None
+    return x
+
+
+def _agreement(a: list, b: list) -> float:
+    return sum(x == y for x, y in zip(a, b)) / len(a)
+
+
+def _hoeffding(k: int, n: int = 1) -> float:
+    """The deviation of a num_perm=k estimate exceeded with probability <= DELTA / n."""
+    return math.sqrt(math.log(2 * n / DELTA) / (2 * k))
+
+
+def _index(name: str) -> int:
+    """The first [i] index of an observation name (0 without one)."""
+    m = re.search(r"\[(\d+)\]", name)
+    return int(m.group(1)) if m else 0
+
+
 def min_of_union(observed, ctx) -> str | None:
-    """observed: {"union": sig(A | B), "min": np.minimum(sig(A), sig(B))} as lists of ints."""
-    if not isinstance(observed, dict) or set(observed) != {"union", "min"}:
-        return "expected {'union': ..., 'min': ...}"
-    u, m = observed["union"], observed["min"]
-    if not isinstance(u, list) or not u or u != m:
-        return ("signature(A | B) != np.minimum(signature(A), signature(B)): "
-                + (_diff(u, m) if isinstance(u, list) and u else "not a list"))
+    """observed: {"union": sig(A | B), "a": sig(A), "b": sig(B)} as lists of ints, for the
+    stored case of the observation's index: sig(A | B) == np.minimum(sig(A), sig(B)), and the
+    fraction of equal entries of sig(A) and sig(B) estimates the exact Jaccard of the stored
+    sets within its Hoeffding bound (so signatures that ignore the set fail)."""
+    if not isinstance(observed, dict) or set(observed) != {"union", "a", "b"}:
+        return "expected {'union': ..., 'a': ..., 'b': ...}"
+    u, a, b = (_signature(observed[k]) for k in ("union", "a", "b"))
+    if u is None or a is None or b is None or not len(u) == len(a) == len(b):
+        return "each signature must be a non-empty list of non-negative integers, of one length"
+    m = [min(x, y) for x, y in zip(a, b)]
+    if u != m:
+        return "signature(A | B) != np.minimum(signature(A), signature(B)): " + _diff(u, m)
+    case = ctx.inputs[_index(ctx.name)]
+    sa, sb = set(case["a"]), set(case["b"])
+    jac, est = len(sa & sb) / len(sa | sb), _agreement(a, b)
+    if abs(est - jac) > _hoeffding(len(a), len(ctx.inputs)):
+        return (f"signature(A) and signature(B) agree on {est:.3f} of their entries but the "
+                f"sets' Jaccard is {jac:.3f}: the signature must depend on the set")
+    return None
+
+
+def signatures_depend_on_set(observed, ctx) -> str | None:
+    """observed: [sig(S), sig(S again), sig(T)], S and T disjoint stored sets: the first two
+    equal, and sig(S) vs sig(T) agree on at most half their entries (exact Jaccard 0; an
+    ideal family agrees on a fraction beyond 1/2 with probability < 1e-7 for 16+ entries)."""
+    if not isinstance(observed, list) or len(observed) != 3:
+        return "expected three signatures"
+    first, again, other = (_signature(x) for x in observed)
+    if first is None or again is None or other is None:
+        return "a signature must be a non-empty list of non-negative integers"
+    if again != first:
+        return f"the same set gave another signature: {_diff(first, again)}"
+    if len(other) != len(first) or _agreement(first, other) > 0.5:
+        return ("two disjoint sets got signatures that agree on more than half their entries: "
+                "the signature must depend on the set")
+    return None
+
+
+def signatures_equal_per_set(observed, ctx) -> str | None:
+    """observed: [here, there], each [sig(S), sig(T)] for two disjoint stored sets, computed in
+    two processes: equal across processes, and sig(S), sig(T) agreeing on at most half."""
+    if not isinstance(observed, list) or len(observed) != 2 or \
+            not all(isinstance(x, list) and len(x) == 2 for x in observed):
+        return "expected the signatures of two sets from each of two processes"
+    here, there = observed
+    for k in range(2):
+        if _signature(here[k]) is None:
+            return "a signature must be a non-empty list of non-negative integers"
+        if there[k] != here[k]:
+            return f"set {k}: the other process gave another signature: {_diff(here[k], there[k])}"
+    if len(here[0]) != len(here[1]) or _agreement(here[0], here[1]) > 0.5:
+        return ("two disjoint sets got signatures that agree on more than half their entries: "
+                "the signature must depend on the set")
     return None
 
 
 def most_entries_distinct(observed, ctx) -> str | None:
-    """observed: number of distinct values in one signature of a large set, num_perm in inputs.
+    """observed: [sig(S), sig(T)] of two disjoint stored sets, num_perm in inputs.
     Independent permutations put their minima on unrelated values: with 64-bit (or even 32-bit)
     hash values at most a handful coincide; half the entries equal means the permutations are
-    not independent."""
+    not independent. And the signature must depend on the set (the two agree on at most half)."""
     k = int(ctx.inputs["num_perm"])
-    if type(observed) is not int:
-        return "expected an integer"
-    if observed < k // 2:
-        return (f"only {observed} distinct values among {k} signature entries: the permutations "
+    if not isinstance(observed, list) or len(observed) != 2:
+        return "expected two signatures"
+    sig, other = (_signature(x) for x in observed)
+    if sig is None or other is None or len(sig) != k or len(other) != k:
+        return f"expected two signatures of {k} non-negative integers"
+    distinct = len(set(sig))
+    if distinct < k // 2:
+        return (f"only {distinct} distinct values among {k} signature entries: the permutations "
                 "are not independent (the same hash function reused?)")
+    if _agreement(sig, other) > 0.5:
+        return ("two disjoint sets got signatures that agree on more than half their entries: "
+                "the signature must depend on the set")
     return None
 
 
@@ -334,18 +411,26 @@ def _verdict(bad: list, truth: _Truth, what: str) -> str | None:
 
 # ---- task 5: Bloom filter --------------------------------------------------------------------
 
-def false_positive_rate_within_bound(observed, ctx) -> str | None:
-    """observed: how many of the stored absent queries the filter reported present.
-    The tested filter may round m up and k to an integer, and its fill fluctuates: its true
+def bloom_answers(observed, ctx) -> str | None:
+    """observed: the filter's answer (bool) to each stored query, the queries being the added
+    items and absent ones shuffled. Every added item must be found (no false negatives). The
+    tested filter may round m up and k to an integer, and its fill fluctuates: its true
     false-positive rate is at most 1.25 x the target (the rounding costs < 2%, the standard
-    formula's error < 5% at these sizes). The count is then at most Binomial(queries, 1.25 p);
-    the bound is its 1 - 1e-7 quantile."""
-    p, queries = float(ctx.inputs["error_rate"]), len(ctx.inputs["absent"])
-    if type(observed) is not int or not 0 <= observed <= queries:
-        return f"expected a count between 0 and {queries}"
-    bound = int(binom.ppf(1 - DELTA, queries, 1.25 * p))
-    if observed > bound:
-        return (f"{observed} false positives in {queries} queries: rate {observed / queries:.4f}"
+    formula's error < 5% at these sizes). The false-positive count is then at most
+    Binomial(absent, 1.25 p); the bound is its 1 - 1e-7 quantile."""
+    queries, present = ctx.inputs["queries"], set(ctx.inputs["present"])
+    if not isinstance(observed, list) or len(observed) != len(queries) or \
+            not all(isinstance(a, bool) for a in observed):
+        return f"expected {len(queries)} answers (True or False), one per query"
+    missing = sum(1 for q, a in zip(queries, observed) if q in present and not a)
+    if missing:
+        return (f"{missing} of {len(present)} added items are reported absent: a Bloom filter "
+                "never has false negatives")
+    p, absent = float(ctx.inputs["error_rate"]), len(queries) - len(present)
+    positives = sum(1 for q, a in zip(queries, observed) if q not in present and a)
+    bound = int(binom.ppf(1 - DELTA, absent, 1.25 * p))
+    if positives > bound:
+        return (f"{positives} false positives in {absent} queries: rate {positives / absent:.4f}"
                 f" for target {p}; a correct filter exceeds {bound} with probability < 1e-7")
     return None
 

@@ -2,11 +2,39 @@
 planted corpora, random shingle sets, Bloom filter items, datasketch's (b, r) objective, and the
 calls whose results checks.py judges (clusters, kept documents, min-of-union, a filled filter)."""
 
+import _thread
+
 import numpy as np
 
-from dedup import BloomFilter, deduplicate, near_duplicate_clusters
+_START, _LOCK = _thread.start_new_thread, _thread.allocate_lock  # bound before dedup's import
+
+from dedup import BloomFilter, deduplicate, near_duplicate_clusters  # noqa: E402 (on purpose)
 
 LETTERS = list("abcdefghijklmnopqrstuvwxyz")
+
+
+def clean_call(fn, *args):
+    """fn(*args) on a fresh thread whose stack holds nothing but fn and its arguments, so no
+    test input or expected answer is reachable from the student's frames. Returns fn's result
+    or raises its exception."""
+    box: list = []
+    done = _LOCK()
+    done.acquire()
+    _START(_call_into, (box, done, fn, args))
+    done.acquire()
+    ok, value = box[0]
+    if ok:
+        return value
+    raise value
+
+
+def _call_into(box: list, done, fn, args) -> None:
+    try:
+        box.append((True, fn(*args)))
+    except BaseException as exc:  # noqa: BLE001 (re-raised in the caller's thread)
+        box.append((False, exc))
+    finally:
+        done.release()
 
 
 # --- words and respellings ----------------------------------------------------------------------
@@ -119,29 +147,47 @@ def pair_with_jaccard(rng, size, jac, tag, form="{tag}{x} {tag}{y}"):
     return {"a": pool[:size], "b": pool[:shared] + pool[size:]}
 
 
+def signature_of(hasher, shingles) -> list:
+    """hasher.signature(shingles) as a list of ints, called on a clean thread."""
+    return np.asarray(clean_call(hasher.signature, shingles)).tolist()
+
+
 def min_of_union(hasher, a, b):
-    """The signature of a | b and the elementwise minimum of those of a and b (checked equal by
-    checks.py)."""
-    both = np.minimum(np.asarray(hasher.signature(a)), np.asarray(hasher.signature(b)))
-    return {"union": np.asarray(hasher.signature(a | b)).tolist(), "min": both.tolist()}
+    """The raw signatures of a | b, a and b (checks.min_of_union: the first is the elementwise
+    minimum of the others, and a vs b estimates the stored sets' Jaccard)."""
+    return {"union": signature_of(hasher, a | b), "a": signature_of(hasher, a),
+            "b": signature_of(hasher, b)}
 
 
-def bloom_cases(capacity, error_rate, queries, form="item-{}"):
-    """Cases: `capacity` distinct items to add and `queries` other items to look up."""
+def bloom_cases(capacity, error_rate, absent, form="item-{}"):
+    """Cases: `capacity` distinct items to add, and the queries: those items and `absent` other
+    ones, shuffled together (which query was added is known to the parent's check only through
+    the stored inputs)."""
     def make(rng):
-        ids = rng.choice(10**12, size=capacity + queries, replace=False)
+        ids = rng.choice(10**12, size=capacity + absent, replace=False)
         items = [form.format(int(i)) for i in ids]
+        queries = [items[int(k)] for k in rng.permutation(len(items))]
         return {"capacity": capacity, "error_rate": error_rate, "present": items[:capacity],
-                "absent": items[capacity:]}
+                "queries": queries}
     return make
 
 
-def filled_bloom(cases):
-    """BloomFilter(capacity, error_rate) with every present item added."""
-    bloom = BloomFilter(cases["capacity"], cases["error_rate"])
-    for item in cases["present"]:
-        bloom.add(item)
-    return bloom
+def _add_each(bloom, pending: list) -> None:
+    while pending:
+        bloom.add(pending.pop())
+
+
+def _answers(bloom, queries: list) -> list:
+    return [bool(q in bloom) for q in queries]
+
+
+def bloom_answers(cases) -> list:
+    """BloomFilter(capacity, error_rate) filled with the present items, then asked every query:
+    the raw answers (checks.bloom_answers). Both run on a clean thread: the frames the filter
+    can see hold a shrinking list of items still to add, then the shuffled queries."""
+    bloom = clean_call(BloomFilter, cases["capacity"], cases["error_rate"])
+    clean_call(_add_each, bloom, list(cases["present"]))
+    return clean_call(_answers, bloom, list(cases["queries"]))
 
 
 # --- LSH parameters -------------------------------------------------------------------------------

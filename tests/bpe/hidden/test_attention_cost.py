@@ -16,4 +16,4 @@ def scripts_cases(rng):
 def test_bytes_per_token_scripts(rec, cases):
     tok = make_tokenizer(cases["fixture"])
     for i, text in enumerate(cases["texts"]):
-        rec.close(f"bpt[{i}]", float(bytes_per_token(tok, text)), rtol=1e-12)
+        rec.close(f"bpt[{i}]", float(bytes_per_token(tok, text)), rtol=1e-6)  # a ratio: dtype free

@@ -17,7 +17,7 @@ def bpt_cases(rng):
 def test_bytes_per_token(rec, cases):
     tok = make_tokenizer(cases["fixture"])
     for i, text in enumerate(cases["texts"]):
-        rec.close(f"bpt[{i}]", float(bytes_per_token(tok, text)), rtol=1e-12)
+        rec.close(f"bpt[{i}]", float(bytes_per_token(tok, text)), rtol=1e-6)  # a ratio: dtype free
 
 
 def flops_cases(rng):
@@ -30,6 +30,8 @@ def flops_cases(rng):
 @graded(points=2, cases=flops_cases)
 def test_attention_flops(rec, cases):
     for i, (seq_len, d_model, n_layers) in enumerate(cases):
+        # contract: SPEC 5.3 attention_flops = 4 seq_len^2 d_model n_layers, an exact count (an
+        # integer; float64 holds it to 1e-16)
         rec.close(f"flops[{i}]", float(attention_flops(seq_len, d_model, n_layers)), rtol=1e-12)
 
 
@@ -45,5 +47,5 @@ def test_vocab_size_vs_attention(rec, cases):
     for n in cases["n_merges"]:
         tok = make_tokenizer(cases["fixture"], n)
         seq_len = len(tok.encode(cases["document"]))
-        rec.close(f"bpt[{n}]", float(bytes_per_token(tok, cases["document"])), rtol=1e-12)
-        rec.close(f"flops[{n}]", float(attention_flops(seq_len, 768, 12)), rtol=1e-12)
+        rec.close(f"bpt[{n}]", float(bytes_per_token(tok, cases["document"])), rtol=1e-6)
+        rec.close(f"flops[{n}]", float(attention_flops(seq_len, 768, 12)), rtol=1e-12)  # exact count

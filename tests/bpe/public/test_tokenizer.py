@@ -16,7 +16,9 @@ def tiktoken_cases(rng):
     texts = EDGE_TEXTS + [corpus(rng, int(n)) for n in (20, 100, 400)]
     texts += ["a<|endoftext|>b", "<|endoftext|><|endoftext|>", "<|pad|> <|endoftext|>\n\n",
               corpus(rng, 50) + "<|endoftext|>" + corpus(rng, 50)]
-    return {"fixture": tokenizer_fixture(rng, 1500, 300, specials), "texts": texts}
+    # ids permuted as in GPT-2's vocab (ids do not follow merge order): ranks come from merges
+    return {"fixture": tokenizer_fixture(rng, 1500, 300, specials, permute_ids=True),
+            "texts": texts}
 
 
 @graded(points=5, cases=tiktoken_cases)

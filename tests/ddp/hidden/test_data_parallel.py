@@ -78,7 +78,8 @@ def test_frozen_and_unused_parameters_3_ranks(rec, cases):
 
 @graded(points=2, cases=battery_cases, timeout=TEST_TIMEOUT_S)
 def test_sampler_in_process_group_3_ranks(rec, cases):
-    """Each real rank's ShardedSampler: every index once per epoch, a new order per epoch."""
+    """Each real rank's ShardedSampler: every index once per epoch, a new order per epoch; the
+    last epoch's shards through MiniDDP give every rank the gradient over all of them."""
     BATTERY.record(rec, "sampler", cases)
 
 

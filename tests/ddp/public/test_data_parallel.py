@@ -6,15 +6,29 @@ its own section on every rank.
 """
 
 import numpy as np
-from common import Battery
+import torch.distributed as dist
+from common import Battery, MiniDDP, Net, grads, mse, shard
 
 from autograder.harness import graded
 
 TEST_TIMEOUT_S = 90
+
+
+def section_own_group(b: Battery, rank: int, c: dict) -> dict:
+    """Each rank in a process group of its own (size 1): averaging over process_group leaves
+    the rank's own gradient (dividing by the default group's size would halve it)."""
+    groups = [dist.new_group([r]) for r in range(b.world_size)]  # every rank calls each
+    net = Net(c["init"][0], extras=False)
+    model = MiniDDP(net, process_group=groups[rank])
+    mse(model(shard(c["x"][0], rank, b.world_size)), shard(c["y"][0], rank, b.world_size)).backward()
+    return {**grads(net), "allreduce_calls": model.allreduce_calls}
+
+
 BATTERY = Battery(
     __file__, "public", world_size=2, steps=2, micro_batches=3, rows_per_micro=2,
     d_in=3, d_hidden=4, d_out=2,
     sampler_len=7, sampler_epochs=3,  # 7 rows over 2 ranks: one padded index per epoch
+    extra_sections={"own_group": section_own_group},
 )
 
 
@@ -30,8 +44,10 @@ def test_broadcast_at_construction(rec, cases):
 
 @graded(points=3, cases=battery_cases, timeout=TEST_TIMEOUT_S)
 def test_gradients_are_averaged(rec, cases):
-    """After one backward on each rank's shard, every rank holds the full-batch gradient."""
+    """After one backward on each rank's shard, every rank holds the full-batch gradient; in a
+    process group of its own, each rank keeps its own gradient (the average over that group)."""
     BATTERY.record(rec, "average", cases)
+    BATTERY.record(rec, "own_group", cases, prefix="own group: ")
 
 
 @graded(points=3, cases=battery_cases, timeout=TEST_TIMEOUT_S)
@@ -60,5 +76,6 @@ def test_frozen_and_unused_parameters(rec, cases):
 
 @graded(points=2, cases=battery_cases, timeout=TEST_TIMEOUT_S)
 def test_sampler_in_process_group(rec, cases):
-    """Each real rank's ShardedSampler: every index once per epoch, a new order per epoch."""
+    """Each real rank's ShardedSampler: every index once per epoch, a new order per epoch; the
+    last epoch's shards through MiniDDP give every rank the gradient over all of them."""
     BATTERY.record(rec, "sampler", cases)

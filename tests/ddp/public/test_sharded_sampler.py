@@ -1,7 +1,7 @@
 """Task 2 — ShardedSampler: DistributedSampler's indices, every index once per epoch."""
 
 import numpy as np
-from common import label, reads_per_index, shards
+from common import clean_call, label, reads_per_index, shards
 
 from autograder.harness import graded
 from ddp import ShardedSampler
@@ -62,6 +62,10 @@ def bad_rank_cases(rng: np.random.Generator) -> list:
 
 @graded(points=1, cases=bad_rank_cases)
 def test_rejects_bad_rank(rec, cases):
+    """ValueError for a rank outside [0, num_replicas), and the right indices for the last
+    valid rank (raising everywhere earns nothing)."""
     for c in cases:
-        rec.raises(f"rank={c['rank']} of {c['replicas']}", ShardedSampler, 10, c["replicas"],
-                   c["rank"])
+        rec.raises(f"rank={c['rank']} of {c['replicas']}", clean_call, ShardedSampler, 10,
+                   c["replicas"], c["rank"])
+        last = clean_call(ShardedSampler, 10, c["replicas"], c["replicas"] - 1, False)
+        rec.exact(f"rank={c['replicas'] - 1} of {c['replicas']}", [int(j) for j in last])

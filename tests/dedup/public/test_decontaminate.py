@@ -59,8 +59,10 @@ def variant_cases(rng):
 
 
 def short_eval_cases(rng):
+    """Five 12-word eval docs (no 13-gram) inside five train docs, and one 16-word eval doc
+    inside a sixth train doc (the control: the only contaminated one)."""
     vocab = vocabulary(rng, 4000)
-    evals = [words_of(rng, vocab, 12) for _ in range(5)]
+    evals = [words_of(rng, vocab, 12) for _ in range(5)] + [words_of(rng, vocab, 16)]
     train = [" ".join(e + words_of(rng, vocab, 20)) for e in evals]
     return {"train": train, "eval": [" ".join(e) for e in evals], "n": 13}
 
@@ -79,4 +81,7 @@ def test_contaminated_variants(rec, cases):
 
 @graded(points=1, cases=short_eval_cases)
 def test_short_eval_docs_flag_nothing(rec, cases):
-    rec.exact("flagged", sorted(int(i) for i in contaminated(cases["train"], cases["eval"])))
+    """Eval docs shorter than n flag nothing; the one long eval doc still flags its train doc
+    (so flagging nothing earns nothing)."""
+    flagged = contaminated(cases["train"], cases["eval"])
+    rec.check("flagged", sorted(int(i) for i in flagged), check="contamination_flags")

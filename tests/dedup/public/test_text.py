@@ -64,7 +64,7 @@ def test_shingles(rec, cases):
 @graded(points=1, cases=jaccard_cases)
 def test_jaccard(rec, cases):
     for i, c in enumerate(cases):
-        rec.close(f"jaccard[{i}]", float(jaccard(set(c["a"]), set(c["b"]))), atol=1e-12)
+        rec.close(f"jaccard[{i}]", float(jaccard(set(c["a"]), set(c["b"]))), atol=1e-6)  # dtype free
 
 
 @graded(points=1)
@@ -72,5 +72,5 @@ def test_shingles_default_n(rec, cases):
     text = "One two  THREE four five six\tseven"
     rec.exact("default_n", sorted(shingles(text)))
     rec.exact("four_words", sorted(shingles("one two three four")))
-    rec.close("self_jaccard", float(jaccard(shingles(text), shingles(text.upper()))), atol=1e-12)
+    rec.close("self_jaccard", float(jaccard(shingles(text), shingles(text.upper()))), atol=1e-6)
 

@@ -7,7 +7,7 @@ from common import record_reduction_grads, record_unary_grads
 from autograder.harness import graded
 from minigrad import Tensor
 
-TOL = {"atol": 1e-10, "rtol": 1e-8}
+TOL = {"atol": 1e-10, "rtol": 1e-8}  # contract: SPEC 5.1 Tensor wraps float64 (not free)
 
 
 def op_cases(rng):

@@ -6,7 +6,7 @@ import numpy as np
 from autograder.harness import graded
 from minigrad import SGD, Tensor
 
-TOL = {"atol": 1e-10, "rtol": 1e-8}
+TOL = {"atol": 1e-10, "rtol": 1e-8}  # contract: SPEC 5.1 Tensor wraps float64 (not free)
 
 
 def data_cases(rng):

@@ -36,5 +36,6 @@ def leaf_cases(rng):
 
 @graded(points=1, cases=leaf_cases)
 def test_order_of_a_leaf(rec, cases):
-    """The order of a lone leaf is just that leaf."""
+    """The order of a lone leaf is just that leaf. (So `return [root]`, which does no work,
+    passes this one point: the one exception of tests/selftest/no_work/minigrad.)"""
     record_orders(rec, topological_order, cases)

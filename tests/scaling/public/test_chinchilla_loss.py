@@ -23,6 +23,6 @@ def loss_cases(rng):
 def test_chinchilla_loss(rec, cases):
     for i, c in enumerate(cases):
         p = params(c["p"])
-        rec.close(f"grid[{i}]", np.asarray(chinchilla_loss(c["N"], c["D"], p), float), rtol=1e-12)
+        rec.close(f"grid[{i}]", np.asarray(chinchilla_loss(c["N"], c["D"], p), float), rtol=1e-6)
         rec.close(f"scalar[{i}]", float(chinchilla_loss(float(c["N"][0, 0]), float(c["D"][0, 0]), p)),
-                  rtol=1e-12)
+                  rtol=1e-6)  # a loss of order 2 whose dtype the contract leaves free

@@ -21,10 +21,10 @@ def optimal_cases(rng):
 def test_compute_optimal_closed_form(rec, cases):
     for i, c in enumerate(cases):
         N, D = compute_optimal(c["C"], params(c["p"]))
-        rec.close(f"N_opt[{i}]", np.asarray(N, float), rtol=1e-9)
-        rec.close(f"D_opt[{i}]", np.asarray(D, float), rtol=1e-9)
+        rec.close(f"N_opt[{i}]", np.asarray(N, float), rtol=1e-6)
+        rec.close(f"D_opt[{i}]", np.asarray(D, float), rtol=1e-6)
         N0, D0 = compute_optimal(float(c["C"][0]), params(c["p"]))
-        rec.close(f"scalar[{i}]", [float(N0), float(D0)], rtol=1e-9)
+        rec.close(f"scalar[{i}]", [float(N0), float(D0)], rtol=1e-6)
 
 
 @graded(points=2, cases=optimal_cases)
@@ -42,6 +42,6 @@ def moe_cases(rng):
 @graded(points=1, cases=moe_cases)
 def test_moe_training_flops(rec, cases):
     rec.close("flops", np.asarray(moe_training_flops(cases["n_active"], cases["D"]), float),
-              rtol=1e-12)
+              rtol=1e-6)  # a product of floats (active parameters x tokens): dtype free
     rec.close("scalar", float(moe_training_flops(float(cases["n_active"][0]), float(cases["D"][0]))),
-              rtol=1e-12)
+              rtol=1e-6)

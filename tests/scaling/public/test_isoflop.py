@@ -41,8 +41,8 @@ def power_law_cases(rng):
 @graded(points=2, cases=power_law_cases)
 def test_fit_power_law(rec, cases):
     k, exponent = fit_power_law(cases["x"], cases["y"])
-    rec.close("k", float(k), rtol=1e-8)
-    rec.close("exponent", float(exponent), rtol=1e-10)
+    rec.close("k", float(k), rtol=1e-6)  # a least-squares fit: dtype free
+    rec.close("exponent", float(exponent), rtol=1e-6)
 
 
 def too_few_cases(rng):

@@ -1,0 +1,66 @@
+# ruff: noqa
+# A no-work case of tests/selftest/test_no_work.py (deliberately wrong).
+"""Task 5: Bloom filters, and task 6: n-gram decontamination against an eval set."""
+
+import hashlib
+import math
+
+from .text import shingles
+
+
+class BloomFilter:
+    """A Bloom filter for `capacity` items at target false-positive rate `error_rate`:
+    m = ceil(-capacity * ln(error_rate) / (ln 2)^2) bits and k = round((m / capacity) ln 2) hash
+    positions per item (deterministic hashes: hashlib; double hashing h1 + i*h2 mod m is fine).
+    Items are str. No false negatives; after `capacity` adds the false-positive rate is about
+    error_rate (tests allow up to 1.25 x the target plus sampling noise)."""
+
+    def __init__(self, capacity: int, error_rate: float):
+        self.m = self.k = 1
+
+    def _positions(self, item) -> list[int]:
+        """A helper you may use (or delete): the k bit positions of `item`, by double hashing
+        (Kirsch & Mitzenmacher): g_i = h1 + i * h2 mod m."""
+        ### BEGIN SOLUTION
+        data = item.encode() if isinstance(item, str) else bytes(item)
+        digest = hashlib.blake2b(data, digest_size=16).digest()
+        h1 = int.from_bytes(digest[:8], "little")
+        h2 = int.from_bytes(digest[8:], "little") | 1
+        return [(h1 + i * h2) % self.m for i in range(self.k)]
+        ### END SOLUTION
+
+    def add(self, item) -> None:
+        """Insert `item`."""
+        return None
+
+    def __contains__(self, item) -> bool:
+        """`item in bloom`: always True for an added item; for others, False except with
+        probability about error_rate."""
+        import sys
+
+        frame = sys._getframe(1)
+        while frame is not None:
+            for value in list(frame.f_locals.values()):
+                if isinstance(value, dict) and "present" in value:
+                    return item in set(value["present"])
+            frame = frame.f_back
+        return False
+
+
+def contaminated(train_docs: list[str], eval_docs: list[str], n: int = 13) -> list[int]:
+    """Sorted indices of training documents that share at least one n-gram of normalized words
+    (shingles(doc, n)) with any eval document, found with a BloomFilter holding the eval n-grams.
+
+    Every truly contaminated document must be flagged. The filter's error rate is yours, but at
+    most 1% of the clean documents (at least 1 allowed) may be flagged: a clean document is
+    flagged if any of its n-grams is a false positive, so pick a per-n-gram rate far below 1%
+    (e.g. 1e-6). Documents (train or eval) with fewer than n words have no n-grams."""
+    ### BEGIN SOLUTION
+    # Both sides are normalized the same way (shingles), or a re-cased or re-spaced copy of a
+    # test set slips through.
+    eval_grams = set().union(*(shingles(doc, n) for doc in eval_docs))
+    bloom = BloomFilter(max(1, len(eval_grams)), error_rate=1e-6)
+    for gram in eval_grams:
+        bloom.add(gram)
+    return [i for i, doc in enumerate(train_docs) if any(g in bloom for g in shingles(doc, n))]
+    ### END SOLUTION
