@@ -45,7 +45,6 @@ from .assignments import VISIBILITIES, Assignment
 from .atomic import write_atomic
 from .audiences import STUBBED, share
 from .safe_text import utf8_json
-from .starter import strip_solutions
 
 ENGINE = Path(__file__).resolve().parent
 PYPROJECT = ENGINE.parent / "pyproject.toml"
@@ -139,6 +138,7 @@ def _tree(folder: Path, prefix: PurePosixPath, assignment: str) -> dict[str, byt
 def _content(path: Path, child_side: bool) -> bytes:
     """A file's bytes; for a .py file the sandboxed child sees, its solution regions stubbed."""
     if child_side and path.suffix == ".py":
+        from .starter import strip_solutions  # building the zip only: the zip's engine has no starter.py
         return strip_solutions(path.read_text(encoding="utf-8"), str(path)).encode("utf-8")
     return path.read_bytes()
 

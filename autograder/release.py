@@ -34,7 +34,7 @@ class ReleaseError(Exception):
     """The release cannot be built (one line for the user)."""
 
 
-INSTRUCTOR_REFERENCE = re.compile(r"`make (?:bench|goldens|selftest|demo|mutation)`"
+INSTRUCTOR_REFERENCE = re.compile(r"`make (?:bench|goldens|selftest|demo|mutation|gpu-check|gpu-wheels)`"
                                   r"|`[\w/]*(?:crosscheck_\w+|make_plots|make_tables)\.py`"
                                   r"|`(?:bench|solutions|examples|docker|docs)/[\w./-]*`")
 

@@ -173,6 +173,11 @@ def public_hint_problems(assignment: Assignment) -> tuple[list[str], list[str]]:
             if hidden.mutants.get(mutant.name) and hidden.mutants[mutant.name].fails:
                 hidden_only.append(mutant.name)
             continue
+        if any(set(stored.tags.get(t, {})) - set(stored.values.get(t, {})) for t in failed):
+            # a tagged failure whose value was too large to store: a real run recomputes the
+            # tag from the student's value and names the mutant on it (test_hints proves the
+            # tag path); the replay has no value to recompute it from
+            continue
         tests = [_judge_test(assignment, store, store.tests[t], inputs.get(t),
                              replayed_record(store, store.tests[t], stored)) for t in failed]
         text = check_text(AssignmentGrade(assignment, tests))

@@ -126,6 +126,20 @@ def _marked_call(fn: ast.FunctionDef, lines: list[str], spec: ObservationSpec,
     return False
 
 
+def _passes_marked_tolerance(fn: ast.FunctionDef, lines: list[str], spec: ObservationSpec,
+                             constants: dict[str, ast.Assign]) -> bool:
+    """Whether fn hands a helper a module-level tolerance dict (`helper(rec, cases, TOL)`)
+    whose literal atol/rtol are the spec's and whose assignment carries the mark."""
+    for name in {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} & set(constants):
+        node = constants[name]
+        values = {k.value: _literal(v) for k, v in zip(node.value.keys, node.value.values)
+                  if isinstance(k, ast.Constant) and k.value in ("atol", "rtol")}
+        if values and all(values.get(key, 0.0) == getattr(spec, key) for key in ("atol", "rtol")) \
+                and _mark_near(lines, node.lineno, node.end_lineno):
+            return True
+    return False
+
+
 def contract_marked(assignment: Assignment, visibility: str, file: str, test_id: str,
                     spec: ObservationSpec) -> bool:
     """Whether a close( call reachable from the test function (itself, then the helpers of
@@ -144,7 +158,11 @@ def contract_marked(assignment: Assignment, visibility: str, file: str, test_id:
             continue
         if _marked_call(fn, lines, spec, constants_of.get(id(lines))):
             return True
-        for name in {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} - seen:
+        if _passes_marked_tolerance(fn, lines, spec, constants_of.get(id(lines)) or {}):
+            return True
+        called = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
+        called |= {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute)}  # methods
+        for name in called - seen:
             seen.add(name)
             if name in own:
                 todo.append((own[name], own_lines))

@@ -424,13 +424,14 @@ def bloom_answers(observed, ctx) -> str | None:
         return f"expected {len(queries)} answers (True or False), one per query"
     missing = sum(1 for q, a in zip(queries, observed) if q in present and not a)
     if missing:
-        return (f"{missing} of {len(present)} added items are reported absent: a Bloom filter "
-                "never has false negatives")
+        return ("false_negatives", f"{missing} of {len(present)} added items are reported absent: "
+                "a Bloom filter never has false negatives")
     p, absent = float(ctx.inputs["error_rate"]), len(queries) - len(present)
     positives = sum(1 for q, a in zip(queries, observed) if q not in present and a)
     bound = int(binom.ppf(1 - DELTA, absent, 1.25 * p))
     if positives > bound:
-        return (f"{positives} false positives in {absent} queries: rate {positives / absent:.4f}"
+        return ("too_many_false_positives",
+                f"{positives} false positives in {absent} queries: rate {positives / absent:.4f}"
                 f" for target {p}; a correct filter exceeds {bound} with probability < 1e-7")
     return None
 
