@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, sandbox
+from autograder import boxes, cli, sandbox
 from autograder.assignments import ROOT_VARIABLE
 from autograder.grading import grade_submission_root
 from autograder.intake import REFUSED_NAMES
@@ -394,23 +394,33 @@ def test_each_run_gets_its_own_cgroup_and_uid(toy, tmp_path):
     if not (caps.cgroup and caps.user):
         pytest.skip("no cgroup or user layer here: " + "; ".join(caps.why.values()))
     seen: dict = {}
-    original = sandbox.RunSandbox.after_child
+    start, kill = boxes.HostBox.start, boxes.HostChild.kill
 
-    def spy(self):
-        seen["pids"] = self.cgroup.pids()
-        seen["uids"] = {os.stat(f"/proc/{p}").st_uid for p in seen["pids"]
-                        if os.path.exists(f"/proc/{p}")}
-        seen["dirs"] = [str(d) for d in self.cgroup.dirs]
-        seen["limits"] = [(d / f).read_text().strip() for d in self.cgroup.dirs
-                          for f in ("memory.limit_in_bytes", "pids.max", "memory.max")
-                          if (d / f).exists()]
-        original(self)
+    def start_spy(self, *args, **kwargs):
+        child = start(self, *args, **kwargs)
+        child.spied_sandbox = self.sandbox
+        return child
+
+    def kill_spy(self):
+        # the child is still running (it sleeps past its test's timeout): its processes are in
+        # the cgroup now, while after_child runs only once the kill has taken them away
+        run = getattr(self, "spied_sandbox", None)
+        if run is not None and run.cgroup is not None and not seen.get("pids"):
+            seen["pids"] = run.cgroup.pids()
+            seen["uids"] = {os.stat(f"/proc/{p}").st_uid for p in seen["pids"]
+                            if os.path.exists(f"/proc/{p}")}
+            seen["dirs"] = [str(d) for d in run.cgroup.dirs]
+            seen["limits"] = [(d / f).read_text().strip() for d in run.cgroup.dirs
+                              for f in ("memory.limit_in_bytes", "pids.max", "memory.max")
+                              if (d / f).exists()]
+        kill(self)
 
     source = SOLUTION.replace("def order(xs: list[int]) -> list[int]:",
                               "def order(xs):\n    import time; time.sleep(30)\n\n"
                               "def _unused(xs):")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(sandbox.RunSandbox, "after_child", spy)
+        mp.setattr(boxes.HostBox, "start", start_spy)
+        mp.setattr(boxes.HostChild, "kill", kill_spy)
         grade_submission_root(toy, submission(tmp_path, source, "slow"), ("public",))
     assert seen["pids"], "the child was not in the run's cgroup"
     assert SLOT_UID_BASE <= max(seen["uids"]) < SLOT_UID_BASE + SLOTS
