@@ -1,0 +1,94 @@
+"""Task 5 (hidden) — rendezvous is all-or-nothing, seen from every rank: with all ranks of a job
+present every one of them joins; with one rank missing none of the others does, and each gives
+up within its timeout. Each rank parses its own environment with your `dist_env_from`."""
+
+import datetime
+import multiprocessing as mp
+import socket
+import time
+
+import numpy as np
+import torch.distributed as dist
+
+from autograder.harness import exception_kind, graded
+from ddp import dist_env_from
+
+RENDEZVOUS_TIMEOUT_S = 2
+GIVE_UP_WITHIN_S = 10 * RENDEZVOUS_TIMEOUT_S  # generous: forked ranks on a loaded machine
+
+
+def job_cases(rng: np.random.Generator) -> list:
+    """A 3-rank job on one node, and which rank never starts (None: all start)."""
+    missing = int(rng.integers(0, 3))
+    return [{"world_size": 3, "missing": None}, {"world_size": 3, "missing": missing}]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def environ_of(rank: int, world_size: int, port: int) -> dict:
+    return {"RANK": str(rank), "WORLD_SIZE": str(world_size), "LOCAL_RANK": str(rank),
+            "LOCAL_WORLD_SIZE": str(world_size), "MASTER_ADDR": "127.0.0.1",
+            "MASTER_PORT": str(port)}
+
+
+def join(environ: dict, results) -> None:
+    """One rank: parse its environment, rendezvous, and report "joined" or what it raised."""
+    try:
+        env = dist_env_from(environ)
+        dist.init_process_group(
+            "gloo", init_method=f"tcp://{env.master_addr}:{env.master_port}", rank=env.rank,
+            world_size=env.world_size, timeout=datetime.timedelta(seconds=RENDEZVOUS_TIMEOUT_S))
+        dist.barrier()
+        outcome = "joined"
+    except Exception as e:  # noqa: BLE001 - the kind is the observation
+        outcome = f"raised {exception_kind(e)}"
+    finally:
+        if dist.is_initialized():
+            dist.destroy_process_group()
+    results.put((int(environ["RANK"]), outcome))
+
+
+def run_job(world_size: int, missing: int | None) -> tuple[dict, float]:
+    """Start every rank but `missing` as forked processes; their outcomes and the seconds until
+    the last one answered (ranks that never answer are killed and reported as "no answer")."""
+    ctx = mp.get_context("fork")
+    results = ctx.Queue()
+    port = free_port()
+    start = time.monotonic()
+    procs = [ctx.Process(target=join, args=(environ_of(r, world_size, port), results))
+             for r in range(world_size) if r != missing]
+    for p in procs:
+        p.start()
+    outcomes: dict = {}
+    deadline = start + GIVE_UP_WITHIN_S + 10
+    while len(outcomes) < len(procs) and time.monotonic() < deadline:
+        try:
+            rank, outcome = results.get(timeout=max(0.1, deadline - time.monotonic()))
+        except Exception:  # noqa: BLE001 - queue.Empty: the deadline passed
+            break
+        outcomes[rank] = outcome
+    seconds = time.monotonic() - start
+    for p in procs:
+        p.join(timeout=1)
+        if p.is_alive():
+            p.kill()
+            p.join()
+    return outcomes, seconds
+
+
+@graded(points=2, cases=job_cases, timeout=60)
+def test_rendezvous_is_all_or_nothing(rec, cases):
+    for c in cases:
+        n, missing = c["world_size"], c["missing"]
+        outcomes, seconds = run_job(n, missing)
+        what = f"{n}-rank job, " + ("all ranks start" if missing is None
+                                    else f"rank {missing} never starts")
+        for rank in range(n):
+            if rank != missing:
+                rec.exact(f"{what}: rank {rank}", outcomes.get(rank, "no answer"))
+        rec.exact(f"{what}: every started rank answered within {GIVE_UP_WITHIN_S} s",
+                  len(outcomes) == n - (missing is not None) and seconds < GIVE_UP_WITHIN_S)
