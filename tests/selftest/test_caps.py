@@ -19,6 +19,7 @@ import pytest
 from autograder import cli
 from autograder.assignments import load
 from autograder.class_report import misconceptions
+from autograder.results import read_results
 from autograder.grading import AssignmentGrade, capped
 from autograder.grading import TestResult as Result
 from autograder.report import instructor_json, results_json
@@ -149,7 +150,7 @@ def test_hidden_hints_reach_only_the_instructor(toy):
     assert record == {"hints": {"toy · Task 2: add and mean · test_mean": [hint]}}
     # the class report (instructor-only) still counts the hidden misconception
     student = {**results_json([hidden], 1.0), "instructor": record}
-    assert misconceptions({"alice": student}) == {hint: 1}
+    assert misconceptions({"alice": read_results(student)}) == {hint: 1}
 
 
 def test_hidden_failure_says_only_failed_or_a_builtin_exception(toy_env, tmp_path):
