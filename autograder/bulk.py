@@ -37,13 +37,13 @@ from .atomic import write_atomic
 from .bulk_compare import compare as compare_runs
 from .bulk_compare import previous_results, terminal_table
 from .bulk_compare import write as write_compare
-from .bulk_intake import Submission, SubmissionError, list_submissions, submission_hash, utf8, visible
+from .bulk_intake import Submission, SubmissionError, list_submissions, submission_hash, visible
 from .class_report import class_report
 from .gradebook import write_canvas, write_gradebook
 from .grading import all_failed
 from .html_report import write_html
 from .results import INSTRUCTOR_KEY, GradedRun, ResultsError, read_results
-from .safe_text import utf8_json
+from .safe_text import clean, utf8_json
 from .sandbox import SandboxPolicy
 from .similarity import scan
 
@@ -337,14 +337,3 @@ def grade_job(sub: Submission, key: str, digest: str, assignments: list[Assignme
         log.flush()
         os.fsync(log.fileno())
     return Outcome(sub.student, results, run_, problems=problems)
-
-
-def clean(data: object) -> object:
-    """JSON-like `data` with every string (keys too) valid UTF-8 (bulk_intake.utf8)."""
-    if isinstance(data, str):
-        return utf8(data)
-    if isinstance(data, dict):
-        return {clean(k): clean(v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [clean(v) for v in data]
-    return data
