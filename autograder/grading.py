@@ -155,9 +155,11 @@ def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inpu
         if isinstance(obs, dict) and isinstance(obs.get("name"), str):
             observed.setdefault(obs["name"], obs.get("value"))
     details: list[str] = []
+    not_run = None
     if rec.status == "not_run" and collect_failed:
-        details.append(NOT_RUN + "its test file could not be loaded (see the problem above: "
-                       "usually your package raised while being imported)")
+        not_run = ("its test file could not be loaded (see the problem above: usually your "
+                   "package raised while being imported)")
+        details.append(NOT_RUN + not_run)
     elif rec.status == "not_run":
         details.append("not run (the test process stopped before reaching it)")
     elif rec.status != "ended":
@@ -191,8 +193,8 @@ def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inpu
                      and not missing)
     if not result.passed:
         result.message = capped(_student_message(vis, rec, details, collect_failed))
-        if rec.status == "not_run" and collect_failed and vis == "public":
-            result.not_run = details[0].removeprefix(NOT_RUN)
+        if vis == "public":  # a hidden test's message shows only that it failed
+            result.not_run = not_run
     return result
 
 

@@ -19,10 +19,10 @@ import pytest
 from autograder import cli
 from autograder.assignments import load
 from autograder.class_report import misconceptions
-from autograder.results import read_results
 from autograder.grading import AssignmentGrade, capped
 from autograder.grading import TestResult as Result
 from autograder.report import instructor_json, results_json
+from autograder.results import read_results
 from autograder.safe_text import clean, name, utf8_json, visible
 from autograder.starter import without_markers
 
