@@ -158,3 +158,26 @@ def test_unreadable_sources_are_one_clear_error(tmp_path):
                          (b"[" * 100000 + b"]" * 100000, "not JSON")):
         with pytest.raises(ResultsError, match=says):
             read_results(source)
+
+
+def test_files_read_back_from_disk_are_decoded_once_or_refused(toy, tmp_path):
+    """A resumed student's stored results.json (bulk._stored) and a previous run's
+    (bulk_compare.previous_results) enter through read_results: a file without machine fields
+    (an older grader's, or a forged one) is regraded or skipped, never half-read."""
+    from autograder.bulk import _stored
+    from autograder.bulk_compare import previous_results
+
+    good = results_json(_grades(toy), 1.0)
+    old = json.loads(json.dumps(good))
+    for t in old["tests"]:
+        del t["extra_data"]
+    for student, results in (("alice", good), ("bob", old)):
+        folder = tmp_path / student
+        folder.mkdir()
+        (folder / "grading.json").write_text(json.dumps({"key": "k"}))
+        (folder / "results.json").write_text(json.dumps(results))
+    stored = _stored(tmp_path / "alice", "k")
+    assert stored is not None and stored[1].misconceptions() == {HINT}
+    assert _stored(tmp_path / "alice", "other key") is None
+    assert _stored(tmp_path / "bob", "k") is None  # regraded
+    assert set(previous_results(tmp_path)) == {"alice"}
