@@ -124,8 +124,9 @@ def _test(t: object, k: int) -> GradedTest:
     task = fields.get("task")
     if task is not None and (isinstance(task, bool) or not isinstance(task, int)):
         raise ResultsError(f"{where}: task is not a whole number")
-    vis = fields.get("visibility")
-    if vis not in VISIBILITIES.values() or VISIBILITIES.get(t.get("visibility")) != vis:
+    vis, shown = fields.get("visibility"), t.get("visibility")
+    if vis not in VISIBILITIES.values() or not isinstance(shown, str) \
+            or VISIBILITIES.get(shown) != vis:
         raise ResultsError(f"{where}: visibility {visible(str(vis))!r} does not match the test's")
     if t.get("status") not in ("passed", "failed"):
         raise ResultsError(f"{where}: status is neither passed nor failed")

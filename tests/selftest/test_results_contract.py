@@ -140,11 +140,13 @@ def _forged(toy, change) -> dict:
     (lambda t: t.update(score=float("nan")), "finite"),
     (lambda t: t["extra_data"]["autograder"].update(visibility="secret"), "visibility"),
     (lambda t: t.update(visibility="after_published"), "visibility"),  # public fields, hidden test
+    (lambda t: t.update(visibility=["visible"]), "visibility"),  # unhashable: no TypeError
+    (lambda t: t.update(name=None), "name"),
     (lambda t: t["extra_data"]["autograder"].update(hints="x"), "hints"),
     (lambda t: t["extra_data"]["autograder"].update(task="2"), "task"),
     (lambda t: t.update(status="maybe"), "status"),
 ], ids=["no-extra", "old-version", "score-above-max", "nan", "bad-visibility",
-        "visibility-mismatch", "hints-not-list", "task-not-int", "bad-status"])
+        "visibility-mismatch", "visibility-list", "name-null", "hints-not-list", "task-not-int", "bad-status"])
 def test_a_malformed_file_is_one_clear_error(toy, change, says):
     with pytest.raises(ResultsError, match=says) as e:
         read_results(_forged(toy, change))
