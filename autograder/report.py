@@ -30,6 +30,7 @@ MAX_SUMMARY_LINES = 40  # problem and note lines per assignment in the top-level
 CUT_NOTE = "(cut: this submission's report reached its size limit)"
 NAME_SEP = " · "  # between assignment, task label and test id in a test's display name
 HINT_PREFIX = "Hint: "  # a shown hint's line in a test's output
+MAX_REASON = 500  # characters of a not-run reason in a test's machine fields (one line)
 
 
 class TextBudget:
@@ -90,9 +91,9 @@ def results_json(grades: list[AssignmentGrade], execution_time: float,
             shown = list(t.hints) if t.visibility == "public" else []
             text += "".join(f"\n{HINT_PREFIX}{h}" for h in shown)
             tags = [a.name, Path(t.file).stem] + ([f"task {t.task}"] if t.task is not None else [])
-            not_run = None if t.not_run is None else visible(t.not_run).rstrip()
+            not_run = None if t.not_run is None else visible(t.not_run).rstrip()[:MAX_REASON]
             tests.append({
-                "name": test_name(t), "number": f"{a.number}.{k}",
+                "name": display_name(t), "number": f"{a.number}.{k}",
                 "score": t.points, "max_score": t.max_points,
                 "status": "passed" if t.passed else "failed",
                 "output": budget.take(text.strip()),
@@ -115,11 +116,11 @@ def results_json(grades: list[AssignmentGrade], execution_time: float,
 def instructor_json(grades: list[AssignmentGrade]) -> dict:
     """What only the instructor sees (OUT/instructor.json, never given to Gradescope): every
     failed test's misconception hints, hidden tests' included, by results.json test name."""
-    return {"hints": {test_name(t): list(t.hints)
+    return {"hints": {display_name(t): list(t.hints)
                       for g in grades for t in task_order(g.tests) if t.hints}}
 
 
-def test_name(t: TestResult) -> str:
+def display_name(t: TestResult) -> str:
     """A test's results.json name, "assignment · Task N: title · id": display text, and the
     key instructor.json's hints are filed under (never parsed: read results.py's fields)."""
     return NAME_SEP.join((t.assignment, task_label(t), t.id))
