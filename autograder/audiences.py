@@ -38,7 +38,7 @@ RELEASE_ENGINE = frozenset({
     "__init__.py", "__main__.py", "assignments.py", "atomic.py", "audiences.py", "boxes.py",
     "cli.py", "compare.py", "contract.py", "forbidden.py", "found_instead.py", "grading.py",
     "intake.py", "safe_text.py",
-    "local.py", "report.py", "runner.py", "service.py", "store.py", "tasks.py",
+    "local.py", "report.py", "results.py", "runner.py", "service.py", "store.py", "tasks.py",
     "gradescope_schema.json", "sandbox", "harness", "backends/__init__.py", "backends/host.py",
 })
 GRADESCOPE_ENGINE = RELEASE_ENGINE | {"gradescope_export.py"}

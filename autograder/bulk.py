@@ -37,13 +37,13 @@ from .atomic import write_atomic
 from .bulk_compare import compare as compare_runs
 from .bulk_compare import previous_results, terminal_table
 from .bulk_compare import write as write_compare
-from .bulk_intake import Submission, SubmissionError, list_submissions, submission_hash, utf8, visible
+from .bulk_intake import Submission, SubmissionError, list_submissions, submission_hash, visible
 from .class_report import class_report
 from .gradebook import write_canvas, write_gradebook
 from .grading import all_failed
 from .html_report import write_html
-from .report import INSTRUCTOR_KEY
-from .safe_text import utf8_json
+from .results import INSTRUCTOR_KEY, GradedRun, ResultsError, read_results
+from .safe_text import clean, utf8_json
 from .sandbox import SandboxPolicy
 from .similarity import scan
 
@@ -63,7 +63,8 @@ class Outcome:
     go to the student's message in grades.csv without making it a rejection."""
 
     student: str
-    results: dict | None
+    results: dict | None  # results.json as written (with INSTRUCTOR_KEY's record)
+    run: GradedRun | None = None  # the same, read once (results.read_results)
     resumed: bool = False
     error: str | None = None
     problems: list[str] = field(default_factory=list)
@@ -140,11 +141,12 @@ def run_bulk(folder: Path, assignment: list[str] | str | None, out: Path, jobs: 
 
             with dask_run(dask) as (run, slots, line):
                 console.print(line)
-                results = _run_locked(folder, assignment, out, slots, policy, force, console, run)
+                results, runs = _run_locked(folder, assignment, out, slots, policy, force,
+                                            console, run)
         else:
-            results = _run_locked(folder, assignment, out, jobs, policy, force, console)
+            results, runs = _run_locked(folder, assignment, out, jobs, policy, force, console)
         if previous is not None:
-            changes = compare_runs(previous, results)
+            changes = compare_runs(previous, runs)
             write_compare(changes, Path(compare), out)
             console.print(terminal_table(changes, Path(compare)))
             console.print(Text(f"regrade preview: {visible(str(out / 'compare.csv'))}"))
@@ -168,7 +170,8 @@ def _keys(subs: list[Submission], version: str, options: str) -> dict[str, tuple
 
 def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, jobs: int,
                 policy: SandboxPolicy, force: bool, console: Console,
-                run: Callable | None = None) -> dict[str, dict]:
+                run: Callable | None = None) -> tuple[dict[str, dict], dict[str, GradedRun]]:
+    """Grade (or resume) every submission: (results.json, GradedRun) per student."""
     clear_leftovers(out)
     assignments = class_assignments(assignment)
     subs = list_submissions(folder, OUT_FILES)
@@ -179,8 +182,8 @@ def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, job
     for sub in subs:
         stored = _stored(out / sub.student, keys[sub.student][0])
         if stored is not None and not force:
-            outcomes[sub.student] = Outcome(sub.student, stored, resumed=True,
-                                            problems=rejection(stored), notes=sub.notes)
+            outcomes[sub.student] = Outcome(sub.student, *stored, resumed=True,
+                                            problems=stored[1].rejection(), notes=sub.notes)
         else:
             todo.append(sub)
     if len(todo) < len(subs):
@@ -207,23 +210,24 @@ def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, job
             outcomes[outcome.student] = outcome
             if outcome.error or outcome.problems:
                 counts["errored"] += 1
-            elif outcome.results["score"] < outcome.results["max_score"]:
+            elif outcome.run.score < outcome.run.max_score:
                 counts["failed"] += 1
             progress.update(task, advance=1, **counts)
     shutil.rmtree(out / ".work", ignore_errors=True)
     results = {s: o.results for s, o in outcomes.items() if o.results is not None}
+    runs = {s: o.run for s, o in outcomes.items() if o.run is not None}
     errors = {s: o.error for s, o in outcomes.items() if o.error}
     messages = {s: message(o) for s, o in outcomes.items()}
-    write_gradebook(results, messages, assignments, out / "grades.csv")
-    write_canvas(results, messages, assignments, out / "canvas.csv")
+    write_gradebook(runs, messages, assignments, out / "grades.csv")
+    write_canvas(runs, messages, assignments, out / "canvas.csv")
     starters = [a.starter for a in discover()] + [a.starter for a in assignments]
-    report = class_report(results, errors, [s.student for s in subs], assignments,
+    report = class_report(runs, errors, [s.student for s in subs], assignments,
                           scan(subs, list(dict.fromkeys(starters))))
     write_atomic(out / "class_report.md", report.markdown().encode("utf-8"))
     write_html(out / "class_report.html", report)
     console.print(Markdown(report.markdown(skip=("Students",))))
     console.print(Text(visible(summary_line(outcomes, time.monotonic() - started, out))))
-    return results
+    return results, runs
 
 
 def message(outcome: Outcome) -> str:
@@ -232,18 +236,10 @@ def message(outcome: Outcome) -> str:
     return "; ".join(visible(p) for p in [*parts, *outcome.notes])
 
 
-def rejection(results: dict) -> list[str]:
-    """Why nothing of the submission ran (every test "not run: ..."), else []."""
-    tests = results.get("tests", [])
-    if tests and all(t["output"].startswith("not run: ") for t in tests):
-        return sorted({t["output"].removeprefix("not run: ").splitlines()[0] for t in tests})
-    return [] if tests else ([results.get("output", "").strip() or "nothing graded"])
-
-
 def summary_line(outcomes: dict[str, Outcome], seconds: float, out: Path) -> str:
     graded = [o for o in outcomes.values() if not o.resumed]
-    full = sum(1 for o in outcomes.values() if o.results and o.results["max_score"]
-               and o.results["score"] >= o.results["max_score"])
+    full = sum(1 for o in outcomes.values() if o.run and o.run.max_score
+               and o.run.score >= o.run.max_score)
     errored = sum(1 for o in outcomes.values() if o.error or o.problems)
     return (f"{len(outcomes)} students: graded {len(graded)}, resumed "
             f"{len(outcomes) - len(graded)} in {seconds:.1f} s; {full} full marks, "
@@ -258,15 +254,19 @@ def clear_leftovers(out: Path) -> None:
         p.unlink(missing_ok=True)
 
 
-def _stored(folder: Path, key: str) -> dict | None:
+def _stored(folder: Path, key: str) -> tuple[dict, GradedRun] | None:
+    """A previous run's (results.json, GradedRun) of this student if its key matches; None
+    (regrade) when it does not, or a file is missing or malformed."""
     try:
         meta = json.loads((folder / "grading.json").read_text())
+        if not isinstance(meta, dict) or meta.get("key") != key:
+            return None
         results = json.loads((folder / "results.json").read_text())
         instructor = folder / "instructor.json"
         results[INSTRUCTOR_KEY] = json.loads(instructor.read_text()) if instructor.exists() else {}
-    except (OSError, ValueError):
+        return results, read_results(results)
+    except (OSError, ValueError, TypeError):  # ResultsError is a ValueError
         return None
-    return results if meta.get("key") == key else None
 
 
 def job_timeout(assignments: list[Assignment]) -> float:
@@ -316,6 +316,10 @@ def grade_job(sub: Submission, key: str, digest: str, assignments: list[Assignme
         if error is not None:
             return Outcome(sub.student, None, error=visible(error))
     results = clean(results)
+    try:
+        run_ = read_results(results)
+    except ResultsError as e:
+        return Outcome(sub.student, None, error=f"grading printed a malformed results.json: {e}")
     target = out / sub.student
     target.mkdir(parents=True, exist_ok=True)
     instructor = results.pop(INSTRUCTOR_KEY, None) or {}  # hidden hints: never in results.json
@@ -323,7 +327,7 @@ def grade_job(sub: Submission, key: str, digest: str, assignments: list[Assignme
     write_atomic(target / "instructor.json", utf8_json(instructor) + b"\n")
     results[INSTRUCTOR_KEY] = instructor  # in memory, for the class report's misconceptions
     seconds = round(time.monotonic() - started, 3)
-    problems = rejection(results)
+    problems = run_.rejection()
     meta = {"key": key, "student": sub.student, "hash": digest, "score": results["score"],
             "max_score": results["max_score"], "time": seconds, "problems": problems}
     write_atomic(target / "grading.json", (json.dumps(meta, ensure_ascii=False) + "\n").encode("utf-8"))
@@ -332,15 +336,4 @@ def grade_job(sub: Submission, key: str, digest: str, assignments: list[Assignme
                                                    "problems")}, ensure_ascii=False) + "\n")
         log.flush()
         os.fsync(log.fileno())
-    return Outcome(sub.student, results, problems=problems)
-
-
-def clean(data: object) -> object:
-    """JSON-like `data` with every string (keys too) valid UTF-8 (bulk_intake.utf8)."""
-    if isinstance(data, str):
-        return utf8(data)
-    if isinstance(data, dict):
-        return {clean(k): clean(v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [clean(v) for v in data]
-    return data
+    return Outcome(sub.student, results, run_, problems=problems)

@@ -9,14 +9,14 @@ change; a test present on one side only counts as a change of its score from or 
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from .atomic import write_atomic
 from .bulk_intake import read_regular, visible
-from .gradebook import csv_cell, test_key
+from .gradebook import csv_cell
+from .results import GradedRun, ResultsError, read_results
 
 MAX_RESULTS = 64 * 2**20  # bytes of one previous results.json read
 
@@ -38,34 +38,34 @@ class Change:
         return (self.after or 0) - (self.before or 0)
 
 
-def previous_results(folder: Path) -> dict[str, dict]:
-    """{student: results.json} of a previous bulk run's OUT folder (its students' subfolders);
-    unreadable files are skipped. A missing folder is a BulkError for the caller."""
+def previous_results(folder: Path) -> dict[str, GradedRun]:
+    """{student: results.json, read once} of a previous bulk run's OUT folder (its students'
+    subfolders); unreadable or malformed files (results.ResultsError) are skipped. A missing
+    folder is a BulkError for the caller."""
     found = {}
     for entry in sorted(os.scandir(folder), key=lambda e: e.name):
         if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=False):
             continue
         data = read_regular(os.path.join(entry.path, "results.json"), MAX_RESULTS)
+        if data is None:
+            continue
         try:
-            results = json.loads(data) if data is not None else None
-        except ValueError:
-            results = None
-        if isinstance(results, dict) and isinstance(results.get("tests"), list):
-            found[visible(entry.name)] = results
+            found[visible(entry.name)] = read_results(data)
+        except ResultsError:
+            continue
     return found
 
 
-def _scores(results: dict | None) -> dict[tuple, tuple[str, float]]:
+def _scores(results: GradedRun | None) -> dict[tuple, tuple[str, float]]:
     found = {}
-    for t in (results or {}).get("tests", []):
-        k = test_key(t)
-        found[(k.assignment, k.test_id, k.visibility)] = (
-            f"{k.assignment} · {k.test_id}" + (" (hidden)" if k.visibility == "hidden" else ""),
-            float(t.get("score", 0)))
+    for t in results.tests if results is not None else ():
+        found[(t.assignment, t.test_id, t.visibility)] = (
+            f"{t.assignment} · {t.test_id}" + (" (hidden)" if t.visibility == "hidden" else ""),
+            t.score)
     return found
 
 
-def compare(before: dict[str, dict], after: dict[str, dict]) -> list[Change]:
+def compare(before: dict[str, GradedRun], after: dict[str, GradedRun]) -> list[Change]:
     """The students whose grade differs between the two runs, largest change first."""
     changes = []
     for student in sorted({*before, *after}):
@@ -74,7 +74,7 @@ def compare(before: dict[str, dict], after: dict[str, dict]) -> list[Change]:
         moved = [(label, so.get(k, (label, None))[1], sn.get(k, (label, None))[1])
                  for k, (label, _) in sorted({**so, **sn}.items())
                  if so.get(k, (None, None))[1] != sn.get(k, (None, None))[1]]
-        totals = [(r["score"], r["max_score"]) if r else (None, None) for r in (old, new)]
+        totals = [(r.score, r.max_score) if r else (None, None) for r in (old, new)]
         if moved or totals[0] != totals[1]:
             changes.append(Change(student, totals[0][0], totals[1][0], totals[0][1],
                                   totals[1][1], moved))

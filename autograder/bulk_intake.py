@@ -30,7 +30,6 @@ HASHED_BYTES = 256 * 2**20  # .py content hashed per submission; past it, size a
 MAX_ID = 200  # bytes of a student id (it names the student's folder under OUT)
 SCAN_BYTES = 512 * 2**10  # .py text compared per submission by the similarity scan
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -46,15 +45,6 @@ def _escape(match: re.Match) -> str:
     if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte (os.fsdecode's surrogateescape)
         return f"\\x{code - 0xDC00:02x}"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def utf8(text: str) -> str:
-    """`text` with each lone surrogate escaped as in `visible` (newlines kept): valid UTF-8."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return _SURROGATE.sub(_escape, text)
 
 
 def visible(text: str) -> str:

@@ -1,6 +1,6 @@
 """One bulk-grading job in a child process: `python -m autograder.bulk_job SUBMISSION
 [--assignment A ...] [--isolation M] [--backend B]` prints that submission's results.json on
-stdout (with its instructor-only record under report.INSTRUCTOR_KEY). The child dies with its
+stdout (with its instructor-only record under results.INSTRUCTOR_KEY). The child dies with its
 parent (PR_SET_PDEATHSIG), so a killed bulk run leaves no grading process behind; its temporary
 files go where the parent's TMPDIR points."""
 
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     die_with_parent(args.parent)
     from . import service
-    from .report import INSTRUCTOR_KEY
+    from .results import INSTRUCTOR_KEY
     from .safe_text import clean
     from .sandbox import SandboxPolicy
 

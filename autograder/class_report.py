@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from .assignments import Assignment
 from .bulk_intake import visible
-from .gradebook import full_titles, mine, test_key
+from .gradebook import full_titles
+from .results import GradedRun
 from .similarity import Scan
 from .tasks import natural_key
 
@@ -89,24 +90,23 @@ def histogram(percents: list[float]) -> list[str]:
             f"{'#' * bins[b]} {bins[b]}" for b in range(BINS)]
 
 
-def percent(r: dict, a: Assignment) -> float:
-    tests = mine(r, a)
-    top = sum(t["max_score"] for t in tests)
-    return 100 * sum(t["score"] for t in tests) / top if top else 0.0
+def percent(r: GradedRun, a: Assignment) -> float:
+    tests = r.of(a.name)
+    top = sum(t.max_score for t in tests)
+    return 100 * sum(t.score for t in tests) / top if top else 0.0
 
 
-def pass_rates(results: dict[str, dict], a: Assignment) -> tuple[dict, dict]:
+def pass_rates(results: dict[str, GradedRun], a: Assignment) -> tuple[dict, dict]:
     """{(visibility, task): (passed, graded)} and {(visibility, test id, task): (passed,
     graded)}; a student counts once per task (passed = every test of the task passed)."""
     per_task: dict[tuple, list[bool]] = {}
     per_test: dict[tuple, list[int]] = {}
     for r in results.values():
         own: dict[tuple, list[bool]] = {}
-        for t in mine(r, a):
-            k = test_key(t)
-            ok = t["status"] == "passed"
-            own.setdefault((k.visibility, k.task), []).append(ok)
-            counts = per_test.setdefault((k.visibility, k.test_id, k.task), [0, 0])
+        for t in r.of(a.name):
+            ok = t.passed
+            own.setdefault((t.visibility, t.task_label), []).append(ok)
+            counts = per_test.setdefault((t.visibility, t.test_id, t.task_label), [0, 0])
             counts[0] += ok
             counts[1] += 1
         for key, oks in own.items():
@@ -115,22 +115,18 @@ def pass_rates(results: dict[str, dict], a: Assignment) -> tuple[dict, dict]:
             {k: tuple(v) for k, v in per_test.items()})
 
 
-def misconceptions(results: dict[str, dict]) -> Counter:
+def misconceptions(results: dict[str, GradedRun]) -> Counter:
     """How many students each hint fired for (once per student, however many tests): the
-    public tests' hints shown in results.json and the hidden tests' from the instructor-only
-    record (report.instructor_json, under "instructor")."""
+    public tests' hints of results.json and the hidden tests' from the instructor-only
+    record (GradedRun.misconceptions)."""
     students = Counter()
     for r in results.values():
-        hints = {line[6:] for t in r["tests"] for line in t["output"].splitlines()
-                 if line.startswith("Hint: ")}
-        hidden = r.get("instructor", {}).get("hints", {})
-        hints.update(h for hs in hidden.values() if isinstance(hs, list) for h in hs)
-        students.update(hints)
+        students.update(r.misconceptions())
     return students
 
 
-def _assignment_sections(a: Assignment, results: dict[str, dict],
-                         graded: dict[str, dict]) -> list[Section]:
+def _assignment_sections(a: Assignment, results: dict[str, GradedRun],
+                         graded: dict[str, GradedRun]) -> list[Section]:
     titles = full_titles(a)
     pct = [percent(r, a) for r in results.values()]
     scores = Section(f"{a.name}: scores ({len(pct)} students)", [
@@ -155,14 +151,14 @@ def _assignment_sections(a: Assignment, results: dict[str, dict],
     return [scores, rates, per_test]
 
 
-def student_table(results: dict[str, dict], students: list[str], rejected: dict[str, str],
+def student_table(results: dict[str, GradedRun], students: list[str], rejected: dict[str, str],
                   similar: dict[str, str], assignments: list[Assignment]) -> Table:
     """One row per student: total, score per assignment and per task, rejection, similarity."""
     headers: list[tuple[str, str]] = [("student", ""), ("score", "")]
     cells = []
     for a in assignments:
         titles = full_titles(a)
-        tasks = sorted({test_key(t).task for r in results.values() for t in mine(r, a)},
+        tasks = sorted({t.task_label for r in results.values() for t in r.of(a.name)},
                        key=natural_key)
         headers.append((a.name, a.title))
         cells.append((a, None))
@@ -173,22 +169,20 @@ def student_table(results: dict[str, dict], students: list[str], rejected: dict[
     rows = []
     for s in students:
         r = results.get(s)
-        row = [s, f"{r['score']:g}/{r['max_score']:g}" if r else "-"]
+        row = [s, f"{r.score:g}/{r.max_score:g}" if r else "-"]
         for a, task in cells:
-            picked = [t for t in mine(r, a) if task is None or test_key(t).task == task] if r else []
-            row.append(f"{sum(t['score'] for t in picked):g}/{sum(t['max_score'] for t in picked):g}"
+            picked = [t for t in r.of(a.name) if task is None or t.task_label == task] if r else []
+            row.append(f"{sum(t.score for t in picked):g}/{sum(t.max_score for t in picked):g}"
                        if picked else "-")
         rows.append(row + [rejected.get(s, ""), similar.get(s, "")])
     return Table(headers, rows)
 
 
-def class_report(results: dict[str, dict], errors: dict[str, str], students: list[str],
+def class_report(results: dict[str, GradedRun], errors: dict[str, str], students: list[str],
                  assignments: list[Assignment], scan: Scan) -> ClassReport:
     """The report over `students` (every entry of the class folder; `results` for those with a
-    results.json, `errors` for those whose grading failed)."""
-    from .bulk import rejection
-
-    rejected = {s: "; ".join(rejection(r)) for s, r in results.items() if rejection(r)}
+    results.json, read once as results.GradedRun; `errors` for those whose grading failed)."""
+    rejected = {s: "; ".join(r.rejection()) for s, r in results.items() if r.rejection()}
     rejected.update(errors)
     graded = {s: r for s, r in results.items() if s not in rejected}
     sections = [Section("Class report", [

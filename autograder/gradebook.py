@@ -1,5 +1,6 @@
 """grades.csv (what an LMS imports: totals per assignment and per task before the per-test
-columns) and a Canvas-style gradebook export, from the students' results.json.
+columns) and a Canvas-style gradebook export, from the students' results.json (read once into
+results.GradedRun: no display string is parsed here).
 
 Headers are short and never truncated (`toy: Task 1`, `toy · test_add`); the class report's
 HTML page shows the full task titles on hover. Every cell is valid UTF-8 on one line (names
@@ -12,49 +13,15 @@ from __future__ import annotations
 import ast
 import csv
 import io
-import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from .assignments import Assignment
 from .atomic import write_atomic
 from .bulk_intake import visible
+from .results import GradedRun, GradedTest
 from .tasks import TASK_LINE, TITLE_END, natural_key
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-TASK_LABEL = re.compile(r"^Task\s+(\d+)\b")
-
-
-@dataclass(frozen=True)
-class TestKey:
-    """Where a results.json test belongs: assignment, task (short label "Task N" and the
-    label in the test's name), test id and visibility."""
-
-    assignment: str
-    task: str
-    task_label: str
-    test_id: str
-    visibility: str
-
-
-def test_key(t: dict) -> TestKey:
-    """The key of a results.json test ("assignment · Task N: title · id", tags [a, file,
-    "task N"])."""
-    parts = str(t.get("name", "")).split(" · ")
-    assignment = parts[0].partition(":")[0]
-    label = parts[1] if len(parts) == 3 else ""
-    number = next((tag.split()[1] for tag in t.get("tags", [])
-                   if isinstance(tag, str) and re.fullmatch(r"task \d+", tag)), None)
-    if number is None and (m := TASK_LABEL.match(label)):
-        number = m.group(1)
-    task = f"Task {number}" if number else (label or str((t.get("tags") or ["", "?"])[-1]))
-    vis = "hidden" if t.get("visibility") == "after_published" else "public"
-    return TestKey(assignment, task, label or task, parts[-1], vis)
-
-
-def task_of(assignment: Assignment, test: dict) -> str:
-    """The short task label ("Task N") of a results.json test."""
-    return test_key(test).task
 
 
 def full_titles(assignment: Assignment) -> dict[str, str]:
@@ -74,47 +41,41 @@ def full_titles(assignment: Assignment) -> dict[str, str]:
     return titles
 
 
-def mine(r: dict, a: Assignment) -> list[dict]:
-    """The tests of `r` that belong to assignment `a`."""
-    return [t for t in r.get("tests", []) if test_key(t).assignment == a.name]
-
-
-def columns(results: dict[str, dict], assignments: list[Assignment]) -> list[tuple]:
+def columns(runs: dict[str, GradedRun], assignments: list[Assignment]) -> list[tuple]:
     """(kind, assignment, label, max, match) for each column after student/score/max/message:
-    per-assignment totals, per-task totals, then per-test scores (`match(TestKey) -> bool`)."""
+    per-assignment totals, per-task totals, then per-test scores (`match(GradedTest) -> bool`)."""
     by_name = {a.name: a for a in assignments}
-    tests: dict[tuple, tuple] = {}
-    for r in results.values():
-        for t in r.get("tests", []):
-            k = test_key(t)
-            if k.assignment in by_name:
-                tests.setdefault((k.assignment, k.test_id, k.visibility), (k, t["max_score"]))
-    cols: list[tuple] = [("assignment", a, a.name, sum(m for k, m in tests.values()
-                                                       if k.assignment == a.name),
-                          lambda k, a=a: k.assignment == a.name) for a in assignments]
+    tests: dict[tuple, GradedTest] = {}
+    for r in runs.values():
+        for t in r.tests:
+            if t.assignment in by_name:
+                tests.setdefault((t.assignment, t.test_id, t.visibility), t)
+    cols: list[tuple] = [("assignment", a, a.name, sum(t.max_score for t in tests.values()
+                                                       if t.assignment == a.name),
+                          lambda t, a=a: t.assignment == a.name) for a in assignments]
     tasks: dict[tuple, float] = {}
-    for k, m in tests.values():
-        tasks[(k.assignment, k.task)] = tasks.get((k.assignment, k.task), 0) + m
+    for t in tests.values():
+        key = (t.assignment, t.task_label)
+        tasks[key] = tasks.get(key, 0) + t.max_score
     order = {a.name: i for i, a in enumerate(assignments)}
     for (a, task), m in sorted(tasks.items(), key=lambda kv: (order[kv[0][0]], natural_key(kv[0][1]))):
         cols.append(("task", by_name[a], f"{a}: {task}", m,
-                     lambda k, a=a, task=task: k.assignment == a and k.task == task))
-    ids = [(k.assignment, k.test_id) for k, _ in tests.values()]
-    for (a, test_id, vis), (k, m) in sorted(tests.items(), key=lambda kv: (
-            order[kv[0][0]], natural_key(kv[1][0].task), natural_key(kv[0][1]))):
+                     lambda t, a=a, task=task: t.assignment == a and t.task_label == task))
+    ids = [(t.assignment, t.test_id) for t in tests.values()]
+    for (a, test_id, vis), t in sorted(tests.items(), key=lambda kv: (
+            order[kv[0][0]], natural_key(kv[1].task_label), natural_key(kv[0][1]))):
         label = f"{a} · {test_id}" + (f" ({vis})" if ids.count((a, test_id)) > 1 else "")
-        cols.append(("test", by_name[a], label, m, lambda k, key=(a, test_id, vis): (
-            k.assignment, k.test_id, k.visibility) == key))
+        cols.append(("test", by_name[a], label, t.max_score, lambda t, key=(a, test_id, vis): (
+            t.assignment, t.test_id, t.visibility) == key))
     return cols
 
 
-def student_row(r: dict | None, cols: list[tuple]) -> list:
+def student_row(r: GradedRun | None, cols: list[tuple]) -> list:
     if r is None:
         return ["" for _ in cols]
-    keyed = [(test_key(t), t["score"]) for t in r.get("tests", [])]
     row = []
     for kind, _, _, _, match in cols:
-        picked = [score for k, score in keyed if match(k)]
+        picked = [t.score for t in r.tests if match(t)]
         row.append(sum(picked) if kind != "test" or picked else "")
     return row
 
@@ -135,7 +96,7 @@ def _write(rows: list[list], path: Path) -> None:
     write_atomic(path, buf.getvalue().encode("utf-8"))
 
 
-def write_gradebook(results: dict[str, dict], messages: dict[str, str],
+def write_gradebook(results: dict[str, GradedRun], messages: dict[str, str],
                     assignments: list[Assignment], path: Path) -> None:
     """One row per student (graded, rejected or errored: nobody disappears), atomically;
     `messages` holds each student's message (an error, a rejection, a note)."""
@@ -144,12 +105,12 @@ def write_gradebook(results: dict[str, dict], messages: dict[str, str],
     rows = [["student", "score", "max_score", "message", *[c[2] for c in cols]]]
     for student in sorted({*results, *messages}):
         r = results.get(student)
-        rows.append([student, r["score"] if r else 0, r["max_score"] if r else total,
+        rows.append([student, r.score if r else 0, r.max_score if r else total,
                      messages.get(student, ""), *student_row(r, cols)])
     _write(rows, path)
 
 
-def write_canvas(results: dict[str, dict], messages: dict[str, str],
+def write_canvas(results: dict[str, GradedRun], messages: dict[str, str],
                  assignments: list[Assignment], path: Path) -> None:
     """Canvas's gradebook import layout: Student, ID, SIS User ID, SIS Login ID, Section, one
     column per assignment, and a "Points Possible" row first. The student folder's name goes in

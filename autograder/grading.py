@@ -40,6 +40,8 @@ class TestResult:
     hints: list[str] = field(default_factory=list)
     task: int | None = None  # the handout's task (store.TestSpec.task)
     task_title: str = ""
+    # why the test did not run, where its message says so (results.json's machine fields)
+    not_run: str | None = None
 
     @property
     def points(self) -> float:
@@ -153,9 +155,11 @@ def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inpu
         if isinstance(obs, dict) and isinstance(obs.get("name"), str):
             observed.setdefault(obs["name"], obs.get("value"))
     details: list[str] = []
+    not_run = None
     if rec.status == "not_run" and collect_failed:
-        details.append("not run: its test file could not be loaded (see the problem above: "
-                       "usually your package raised while being imported)")
+        not_run = ("its test file could not be loaded (see the problem above: usually your "
+                   "package raised while being imported)")
+        details.append(NOT_RUN + not_run)
     elif rec.status == "not_run":
         details.append("not run (the test process stopped before reaching it)")
     elif rec.status != "ended":
@@ -189,6 +193,8 @@ def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inpu
                      and not missing)
     if not result.passed:
         result.message = capped(_student_message(vis, rec, details, collect_failed))
+        if vis == "public":  # a hidden test's message shows only that it failed
+            result.not_run = not_run
     return result
 
 
@@ -199,6 +205,7 @@ def capped(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     return f"{message[:limit]}\n... {len(message) - limit:,} more characters cut"
 
 
+NOT_RUN = "not run: "  # the start of a message of a test that did not run (display only)
 FORBIDDEN_MARK = "is forbidden in this assignment"
 
 
@@ -293,7 +300,8 @@ def all_failed(assignment: Assignment, visibilities: tuple[str, ...], problems: 
     tests = []
     for vis, store in task_stores(assignment, visibilities, task, ids).items():
         for test_id, spec in store.tests.items():
+            reason = problems[0].splitlines()[0]
             tests.append(TestResult(assignment.name, test_id, spec.file, vis, spec.points,
-                                    False, "not run: " + problems[0].splitlines()[0],
-                                    task=spec.task, task_title=spec.task_title))
+                                    False, NOT_RUN + reason, task=spec.task,
+                                    task_title=spec.task_title, not_run=reason))
     return AssignmentGrade(assignment, tests, problems, notes, time.monotonic() - started)

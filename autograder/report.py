@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from .grading import AssignmentGrade, TestResult
+from .results import machine_fields
 from .safe_text import utf8_json, visible
 from .tasks import natural_key
 
@@ -26,8 +27,10 @@ NOT_IMPLEMENTED = "not implemented yet (the stub still raises NotImplementedErro
 MAX_NAMES = 6
 MAX_ASSIGNMENT_TEXT = 512 * 1024  # characters of one assignment's messages in results.json
 MAX_SUMMARY_LINES = 40  # problem and note lines per assignment in the top-level output
-INSTRUCTOR_KEY = "instructor"  # bulk_job's extra top-level key; never written into results.json
 CUT_NOTE = "(cut: this submission's report reached its size limit)"
+NAME_SEP = " · "  # between assignment, task label and test id in a test's display name
+HINT_PREFIX = "Hint: "  # a shown hint's line in a test's output
+MAX_REASON = 500  # characters of a not-run reason in a test's machine fields (one line)
 
 
 class TextBudget:
@@ -85,16 +88,19 @@ def results_json(grades: list[AssignmentGrade], execution_time: float,
         summary += [budget.take(line) for line in visible_summary(grade)]
         for k, t in enumerate(task_order(grade.tests), 1):
             text = t.message
-            if t.hints and t.visibility == "public":
-                text += "".join(f"\nHint: {h}" for h in t.hints)
+            shown = list(t.hints) if t.visibility == "public" else []
+            text += "".join(f"\n{HINT_PREFIX}{h}" for h in shown)
             tags = [a.name, Path(t.file).stem] + ([f"task {t.task}"] if t.task is not None else [])
+            not_run = None if t.not_run is None else visible(t.not_run).rstrip()[:MAX_REASON]
             tests.append({
-                "name": f"{a.name} · {task_label(t)} · {t.id}", "number": f"{a.number}.{k}",
+                "name": display_name(t), "number": f"{a.number}.{k}",
                 "score": t.points, "max_score": t.max_points,
                 "status": "passed" if t.passed else "failed",
                 "output": budget.take(text.strip()),
                 "visibility": GRADESCOPE_VISIBILITY[t.visibility],
                 "tags": tags,
+                "extra_data": machine_fields(a.name, t.task, t.task_title, t.id, t.file,
+                                             t.visibility, shown, not_run),
             })
     return {
         "score": sum(g.score for g in grades),
@@ -110,8 +116,14 @@ def results_json(grades: list[AssignmentGrade], execution_time: float,
 def instructor_json(grades: list[AssignmentGrade]) -> dict:
     """What only the instructor sees (OUT/instructor.json, never given to Gradescope): every
     failed test's misconception hints, hidden tests' included, by results.json test name."""
-    return {"hints": {f"{g.assignment.name} · {task_label(t)} · {t.id}": list(t.hints)
+    return {"hints": {display_name(t): list(t.hints)
                       for g in grades for t in task_order(g.tests) if t.hints}}
+
+
+def display_name(t: TestResult) -> str:
+    """A test's results.json name, "assignment · Task N: title · id": display text, and the
+    key instructor.json's hints are filed under (never parsed: read results.py's fields)."""
+    return NAME_SEP.join((t.assignment, task_label(t), t.id))
 
 
 def visible_summary(grade: AssignmentGrade) -> list[str]:
@@ -171,7 +183,7 @@ def render(grades: list[AssignmentGrade], console: Console | None = None,
             console.print(f"[bold red]problem:[/] {_e(p)}")
         for n in grade.notes:
             console.print(f"[yellow]note:[/] {_e(n)}")
-        not_run = all(t.message.startswith("not run: ") for t in grade.tests)
+        not_run = all(t.not_run is not None for t in grade.tests)
         if grade.tests and not_run:
             console.print(f"[red]✗ none of the {len(grade.tests)} tests could run[/]")
         else:

@@ -11,9 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .clean_stack import clean_call
 from .plaindata import PlainDataError, encode
 
-__all__ = ["graded", "hypothesis_examples", "exception_kind", "Recorder", "GradedSpec"]
+__all__ = ["graded", "hypothesis_examples", "exception_kind", "Recorder", "GradedSpec",
+           "clean_call"]
 
 KINDS = ("exact", "close", "check")
 

@@ -4,7 +4,6 @@ the worker processes, the model every rank trains and the sections each rank run
 helpers only: no expected value lives here.
 """
 
-import _thread
 import builtins
 import datetime
 import itertools
@@ -25,10 +24,7 @@ import torch
 import torch.distributed as dist
 from torch import nn
 
-from autograder.harness import exception_kind
-
-_START, _LOCK = _thread.start_new_thread, _thread.allocate_lock  # bound before ddp's import
-
+from autograder.harness import clean_call, exception_kind  # clean_call's primitives: bound before ddp's import
 from ddp import (  # noqa: E402 (after the bindings above, on purpose)
     MiniDDP,
     ShardedSampler,
@@ -41,29 +37,6 @@ from ddp import (  # noqa: E402 (after the bindings above, on purpose)
 # ================================================================ Task 1: dist_env_from
 FIELDS = ("rank", "world_size", "local_rank", "local_world_size", "master_addr", "master_port")
 
-
-def clean_call(fn, *args):
-    """fn(*args) on a fresh thread whose stack holds nothing but fn and its arguments, so no
-    observation name or expected verdict is reachable from the student's frames. Returns fn's
-    result or raises its exception (so `rec.raises(name, clean_call, fn, ...)` records it)."""
-    box: list = []
-    done = _LOCK()
-    done.acquire()
-    _START(_call_into, (box, done, fn, args))
-    done.acquire()
-    ok, value = box[0]
-    if ok:
-        return value
-    raise value
-
-
-def _call_into(box: list, done, fn, args) -> None:
-    try:
-        box.append((True, fn(*args)))
-    except BaseException as exc:  # noqa: BLE001 (re-raised in the caller's thread)
-        box.append((False, exc))
-    finally:
-        done.release()
 
 
 def record_env(rec, i: int | str, environ: dict) -> None:

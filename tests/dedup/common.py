@@ -2,39 +2,13 @@
 planted corpora, random shingle sets, Bloom filter items, datasketch's (b, r) objective, and the
 calls whose results checks.py judges (clusters, kept documents, min-of-union, a filled filter)."""
 
-import _thread
-
 import numpy as np
 
-_START, _LOCK = _thread.start_new_thread, _thread.allocate_lock  # bound before dedup's import
-
+from autograder.harness import clean_call  # its thread primitives are bound before dedup's import
 from dedup import BloomFilter, deduplicate, near_duplicate_clusters  # noqa: E402 (on purpose)
 
 LETTERS = list("abcdefghijklmnopqrstuvwxyz")
 
-
-def clean_call(fn, *args):
-    """fn(*args) on a fresh thread whose stack holds nothing but fn and its arguments, so no
-    test input or expected answer is reachable from the student's frames. Returns fn's result
-    or raises its exception."""
-    box: list = []
-    done = _LOCK()
-    done.acquire()
-    _START(_call_into, (box, done, fn, args))
-    done.acquire()
-    ok, value = box[0]
-    if ok:
-        return value
-    raise value
-
-
-def _call_into(box: list, done, fn, args) -> None:
-    try:
-        box.append((True, fn(*args)))
-    except BaseException as exc:  # noqa: BLE001 (re-raised in the caller's thread)
-        box.append((False, exc))
-    finally:
-        done.release()
 
 
 # --- words and respellings ----------------------------------------------------------------------

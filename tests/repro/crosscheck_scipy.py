@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 import sys
 import warnings
@@ -28,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.harness.plaindata import decode
+from autograder.crosscheck import Golden, main
 
 warnings.simplefilter("ignore", RuntimeWarning)  # scipy: "precision loss" on constant samples
 spec = importlib.util.spec_from_file_location("repro_checks", HERE / "checks.py")
@@ -47,55 +46,38 @@ def sequential(values: np.ndarray, order: list[int]) -> float:
     return float(total)
 
 
-def crosscheck(visibility: str) -> tuple[int, list[str]]:
-    store = json.loads((HERE / "goldens" / f"{visibility}.json").read_text())
-    inputs = json.loads((HERE / "inputs" / f"{visibility}.json").read_text())
-    compared, problems = 0, []
-    for test_id, test in store["tests"].items():
-        cases = decode(inputs[test_id]) if test_id in inputs else None
-        for name, ospec in test["observations"].items():
-            expected = decode(ospec["expected"])
-            problem = None
-            if ospec["kind"] == "check":
-                ctx = SimpleNamespace(inputs=cases, expected=expected, name=name)
-                problem = getattr(checks, ospec["check"])(expected, ctx)
-            elif name.startswith("study[") and name.endswith((".mean", ".std")):
-                values = np.asarray(cases[index(name)]["values"], dtype=np.float64)
-                oracle = values.mean() if name.endswith(".mean") else stats.tstd(values)
-                if not np.isclose(expected, oracle, rtol=1e-12, atol=1e-15):
-                    problem = f"{expected!r} vs numpy/scipy {oracle!r}"
-            elif name.startswith("significant["):
-                c = cases[index(name)]
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    p = stats.ttest_ind(c["a"], c["b"], equal_var=False).pvalue
-                oracle = bool(p < (0.05 if c["alpha"] is None else c["alpha"]))
-                if expected != oracle:
-                    problem = f"{expected!r} vs scipy p = {p!r}"
-            elif name.startswith("sum["):
-                c = cases[index(name)]
-                oracle = sequential(np.asarray(c["values"]), [int(k) for k in c["order"]])
-                if expected != oracle:
-                    problem = f"{expected!r} vs a NumPy-scalar loop {oracle!r}"
-            else:
-                continue
-            compared += 1
-            if problem:
-                problems.append(f"{visibility}/{test_id}/{name}: {problem}")
-    return compared, problems
-
-
-def main() -> int:
-    total, failures = 0, []
-    for visibility in ("public", "hidden"):
-        compared, problems = crosscheck(visibility)
-        total += compared
-        failures += problems
-    for p in failures:
-        print("MISMATCH", p)
-    print(f"{total} observations cross-checked with scipy.stats / numpy: {len(failures)} mismatches")
-    return 1 if failures else 0
+def stats_oracle(golden: Golden):
+    """Named checks run on the goldens themselves; means, stds, Welch tests and ordered sums
+    recomputed with numpy / scipy."""
+    cases = golden.cases
+    for name in golden.observed():
+        expected, kind = golden.expected(name), golden.spec.observations[name]
+        problem = None
+        if kind.kind == "check":
+            ctx = SimpleNamespace(inputs=cases, expected=expected, name=name)
+            problem = getattr(checks, kind.check)(expected, ctx)
+        elif name.startswith("study[") and name.endswith((".mean", ".std")):
+            values = np.asarray(cases[index(name)]["values"], dtype=np.float64)
+            oracle = values.mean() if name.endswith(".mean") else stats.tstd(values)
+            if not np.isclose(expected, oracle, rtol=1e-12, atol=1e-15):
+                problem = f"{expected!r} vs numpy/scipy {oracle!r}"
+        elif name.startswith("significant["):
+            c = cases[index(name)]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                p = stats.ttest_ind(c["a"], c["b"], equal_var=False).pvalue
+            oracle = bool(p < (0.05 if c["alpha"] is None else c["alpha"]))
+            if expected != oracle:
+                problem = f"{expected!r} vs scipy p = {p!r}"
+        elif name.startswith("sum["):
+            c = cases[index(name)]
+            oracle = sequential(np.asarray(c["values"]), [int(k) for k in c["order"]])
+            if expected != oracle:
+                problem = f"{expected!r} vs a NumPy-scalar loop {oracle!r}"
+        else:
+            continue
+        yield golden.finding(name, problem)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(__file__, stats_oracle, "scipy.stats / numpy"))

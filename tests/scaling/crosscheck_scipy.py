@@ -13,12 +13,11 @@
 - compute_optimal: numerical minimization of L(N, C / 6N) over log N;
 - inference_optimal: numerical minimization of 6 N D(N) + 2 N D_inf over log N on the constraint;
 - isoflop minima: np.linalg.lstsq on the Vandermonde matrix in log N (not np.polyfit).
-Prints one line per check and exits non-zero on a mismatch.
+Prints each mismatch and a summary (autograder/crosscheck.py); exits non-zero on a mismatch.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -28,26 +27,15 @@ from scipy.optimize import minimize, minimize_scalar
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
-from autograder.harness.plaindata import decode
+from autograder.crosscheck import Finding, Golden, main
 
 TOL = {"alpha": (1e-3, 0), "beta": (1e-3, 0), "E": (0, 1e-3), "A": (0, 0.02), "B": (0, 0.02)}
-FAIL = []
 QUICK = os.environ.get("CROSSCHECK_QUICK") == "1"  # the fits from a sample of starts (see above)
 
 
-def report(ok: bool, what: str) -> None:
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        FAIL.append(what)
-
-
-def load(vis: str):
-    return (decode(json.loads((HERE / "inputs" / f"{vis}.json").read_text())),
-            json.loads((HERE / "goldens" / f"{vis}.json").read_text())["tests"])
-
-
-def expected(goldens, test, name):
-    return decode(goldens[test]["observations"][name]["expected"])
+def report(ok: bool, what: str) -> Finding:
+    """One check's finding (`what` names it and its numbers)."""
+    return Finding(what, None if ok else "disagrees")
 
 
 def huber_objective(theta, logN, logD, logL, delta=1e-3):
@@ -74,13 +62,13 @@ def huber_value_and_grad(theta, logN, logD, logL, delta=1e-3):
     return value, grad
 
 
-def check_fits(inputs, goldens, test):
+def check_fits(golden: Golden):
     import itertools
     starts = list(itertools.product([0.0, 10.0, 20.0], [0.0, 10.0, 20.0], [-1.0, 0.0, 1.0],
                                     [0.0, 1.0, 2.0], [0.0, 1.0, 2.0]))[::7]
-    for i, c in enumerate(inputs[test]):
+    for i, c in enumerate(golden.cases):
         logs = tuple(np.log(np.asarray(c[k], float)) for k in ("N", "D", "loss"))
-        gold = {k: expected(goldens, test, f"fit[{i}].{k}") for k in TOL}
+        gold = {k: golden.expected(f"fit[{i}].{k}") for k in TOL}
         gold_theta = [np.log(gold["A"]), np.log(gold["B"]), np.log(gold["E"]), gold["alpha"],
                       gold["beta"]]
         f_gold = huber_objective(gold_theta, *logs)
@@ -96,10 +84,10 @@ def check_fits(inputs, goldens, test):
             got = {"E": np.exp(e), "A": np.exp(a), "B": np.exp(b), "alpha": alpha, "beta": beta}
             worst = max((abs(got[k] - gold[k]) / (TOL[k][0] + TOL[k][1] * abs(gold[k])))
                         for k in TOL)
-            report(worst <= 0.5, f"{test}[{i}] {label} fit vs golden: worst deviation "
+            yield report(worst <= 0.5, f"{golden.id}[{i}] {label} fit vs golden: worst deviation "
                                  f"{worst:.3f} of tolerance")
-        report(f_gold <= best.fun * (1 + 1e-6) + 1e-12,
-               f"{test}[{i}] golden objective {f_gold:.6e} vs tight best {best.fun:.6e}")
+        yield report(f_gold <= best.fun * (1 + 1e-6) + 1e-12,
+               f"{golden.id}[{i}] golden objective {f_gold:.6e} vs tight best {best.fun:.6e}")
 
 
 def numeric_compute_optimal(p, C):
@@ -127,52 +115,48 @@ def numeric_inference_optimal(p, target, d_inf):
     return np.exp(res.x)
 
 
-def check_compute_optimal(inputs, goldens, test):
-    for i, c in enumerate(inputs[test]):
-        N = expected(goldens, test, f"N_opt[{i}]")
+def check_compute_optimal(golden: Golden):
+    for i, c in enumerate(golden.cases):
+        N = golden.expected(f"N_opt[{i}]")
         for C, n in zip(np.ravel(c["C"]), np.ravel(N)):
             best = numeric_compute_optimal(c["p"], C)
-            report(abs(best / n - 1) < 1e-6, f"{test}[{i}] C={C:.3g} N_opt={n:.6g}")
+            yield report(abs(best / n - 1) < 1e-6, f"{golden.id}[{i}] C={C:.3g} N_opt={n:.6g}")
 
 
-def check_inference(inputs, goldens, test):
-    for i, c in enumerate(inputs[test]):
+def check_inference(golden: Golden):
+    for i, c in enumerate(golden.cases):
         E, A, B, alpha, beta = c["p"]
-        N, D = expected(goldens, test, f"N_D[{i}]")
+        N, D = golden.expected(f"N_D[{i}]")
         best = numeric_inference_optimal(c["p"], c["target"], c["d_inf"])
         on_curve = E + A / N**alpha + B / D**beta
-        report(abs(best / N - 1) < 1e-5 and abs(on_curve - c["target"]) < 1e-9,
-               f"{test}[{i}] N={N:.6g} (scipy {best:.6g}), L(N,D)-target="
+        yield report(abs(best / N - 1) < 1e-5 and abs(on_curve - c["target"]) < 1e-9,
+               f"{golden.id}[{i}] N={N:.6g} (scipy {best:.6g}), L(N,D)-target="
                f"{on_curve - c['target']:.1e}")
 
 
-def check_isoflop(inputs, goldens, test):
-    for i, runs in enumerate(inputs[test]):
-        got = np.asarray(expected(goldens, test, f"minima[{i}]"), float)
+def check_isoflop(golden: Golden):
+    for i, runs in enumerate(golden.cases):
+        got = np.asarray(golden.expected(f"minima[{i}]"), float)
         runs = np.asarray(runs, float)
         for row, C in zip(got, np.unique(runs[:, 0])):
             sel = runs[runs[:, 0] == C]
             x = np.log(sel[:, 1])
             (c2, c1, c0), *_ = np.linalg.lstsq(np.stack([x**2, x, x**0], 1), sel[:, 2], rcond=None)
             want = [C, np.exp(-c1 / (2 * c2)), c0 - c1**2 / (4 * c2)]
-            report(np.allclose(row, want, rtol=1e-8), f"{test}[{i}] C={C:.3g} vertex {row[1:]}")
+            yield report(np.allclose(row, want, rtol=1e-8), f"{golden.id}[{i}] C={C:.3g} vertex {row[1:]}")
 
 
-def main() -> int:
-    for vis in ("public", "hidden"):
-        inputs, goldens = load(vis)
-        for test in inputs:
-            if test.startswith("test_fit_") and test != "test_fit_power_law":
-                check_fits(inputs, goldens, test)
-            elif test.startswith("test_compute_optimal") and "numeric" not in test:
-                check_compute_optimal(inputs, goldens, test)
-            elif test.startswith("test_inference_optimal"):
-                check_inference(inputs, goldens, test)
-            elif test.startswith("test_isoflop_minima"):
-                check_isoflop(inputs, goldens, test)
-    print(f"{len(FAIL)} failure(s)")
-    return 1 if FAIL else 0
+def scipy_oracle(golden: Golden):
+    test = golden.id
+    if test.startswith("test_fit_") and test != "test_fit_power_law":
+        yield from check_fits(golden)
+    elif test.startswith("test_compute_optimal") and "numeric" not in test:
+        yield from check_compute_optimal(golden)
+    elif test.startswith("test_inference_optimal"):
+        yield from check_inference(golden)
+    elif test.startswith("test_isoflop_minima"):
+        yield from check_isoflop(golden)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(__file__, scipy_oracle, "scipy (fits, optima) and numpy (isoFLOP vertices)"))

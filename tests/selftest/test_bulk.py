@@ -15,11 +15,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from helpers import SOLUTION, processes_mentioning
 
 from autograder import cli
-from autograder.starter import without_markers
 
-SOLUTION = without_markers((Path(__file__).parent / "toy_course" / "solutions" / "toy" / "__init__.py").read_text())
 WRONG_ADD = SOLUTION.replace("return a + b", "return a - b")
 
 
@@ -120,18 +119,7 @@ def test_grades_csv_totals_before_tests_and_canvas_export(toy_env, tmp_path):
 
 def _ours(marker: str) -> list[int]:
     """Our processes whose command line, environment or folder mentions `marker`."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit() or int(proc.name) == os.getpid():
-            continue
-        try:
-            seen = (proc / "cmdline").read_bytes() + (proc / "environ").read_bytes()
-            seen += os.readlink(proc / "cwd").encode()
-        except OSError:
-            continue
-        if marker.encode() in seen:
-            found.append(int(proc.name))
-    return found
+    return processes_mentioning(marker, ("cmdline", "environ", "cwd"))
 
 
 def test_sigkill_at_random_points_loses_nothing(toy_env, tmp_path):

@@ -4,20 +4,18 @@ Canvas export, results, run log and resume behaviour equal a local run's."""
 
 import csv
 import json
-import os
 import socket
 from pathlib import Path
 
 import pytest
 from distributed import Client
+from helpers import SOLUTION, processes_mentioning
 
 from autograder import cli
 from autograder.assignments import load
 from autograder.bulk_dask import loopback_cluster
-from autograder.starter import without_markers
 
 TOY = Path(__file__).parent / "toy_course"
-SOLUTION = without_markers((TOY / "solutions" / "toy" / "__init__.py").read_text())
 WRONG_ADD = SOLUTION.replace("return a + b", "return a - b")
 DESCENDING = SOLUTION.replace("key=lambda i: xs[i])", "key=lambda i: -xs[i])")
 
@@ -26,17 +24,7 @@ DESCENDING = SOLUTION.replace("key=lambda i: xs[i])", "key=lambda i: -xs[i])")
 
 def _ours(marker: str) -> list[int]:
     """Processes (not this one) whose command line or folder mentions `marker`."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit() or int(proc.name) == os.getpid():
-            continue
-        try:
-            seen = (proc / "cmdline").read_bytes() + os.readlink(proc / "cwd").encode()
-        except OSError:
-            continue
-        if marker.encode() in seen:
-            found.append(int(proc.name))
-    return found
+    return processes_mentioning(marker, ("cmdline", "cwd"))
 
 
 @pytest.fixture

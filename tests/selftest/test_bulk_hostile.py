@@ -16,14 +16,13 @@ import zlib
 from pathlib import Path
 
 import pytest
+from helpers import SOLUTION
 from rich.console import Console
 
 from autograder import cli
 from autograder.bulk import run_bulk
-from autograder.starter import without_markers
 
 TOY = Path(__file__).parent / "toy_course"
-SOLUTION = without_markers((TOY / "solutions" / "toy" / "__init__.py").read_text())
 STARTER = (TOY / "starter" / "toy" / "__init__.py").read_text()
 WRONG_ADD = SOLUTION.replace("return a + b", "return a - b")
 INJECTION = "=cmd|' -C calc'!A0,\"q\"\n\x1b[2Jrow"  # CSV formula, comma, quote, newline, ESC

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import SOLUTION, submission
 
 from autograder import cli
 from autograder.assignments import load
@@ -22,11 +23,9 @@ from autograder.class_report import misconceptions
 from autograder.grading import AssignmentGrade, capped
 from autograder.grading import TestResult as Result
 from autograder.report import instructor_json, results_json
+from autograder.results import read_results
 from autograder.safe_text import clean, name, utf8_json, visible
-from autograder.starter import without_markers
 
-SOLUTION = without_markers((Path(__file__).parent / "toy_course" / "solutions" / "toy"
-                            / "__init__.py").read_text())
 FULL = 7
 REPORT_BOUND = 2**20  # results.json per assignment (docs/SECURITY.md)
 # Wall seconds a flooded grading may take: ~10 s at load 24 on 2 cores; before the caps, the
@@ -69,12 +68,6 @@ FLOODS = {
                       "for i in range(100000) for ev in ('start', 'end'))\n_flood()\n",
 }
 
-
-def submission(tmp_path: Path, source: str, folder: str = "sub") -> Path:
-    pkg = tmp_path / folder / "toy"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text(source)
-    return tmp_path / folder
 
 
 def grade_cli(sub: Path, out: Path, capsys, *more: str) -> tuple[dict, bytes, str, float]:
@@ -149,7 +142,7 @@ def test_hidden_hints_reach_only_the_instructor(toy):
     assert record == {"hints": {"toy · Task 2: add and mean · test_mean": [hint]}}
     # the class report (instructor-only) still counts the hidden misconception
     student = {**results_json([hidden], 1.0), "instructor": record}
-    assert misconceptions({"alice": student}) == {hint: 1}
+    assert misconceptions({"alice": read_results(student)}) == {hint: 1}
 
 
 def test_hidden_failure_says_only_failed_or_a_builtin_exception(toy_env, tmp_path):

@@ -17,17 +17,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from helpers import SOLUTION
 
 from autograder import service
 from autograder.backends import docker_image
 from autograder.grading import grade_submission_root
 from autograder.sandbox import SandboxPolicy
-from autograder.starter import without_markers
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 CORPUS_DIR = HERE / "adversarial"
-SOLUTION = without_markers((HERE / "toy_course" / "solutions" / "toy" / "__init__.py").read_text())
 FULL = 7
 RESOURCE_ATTACKS = ["fork_bomb", "memory_bomb", "disk_fill", "loop_python", "network"]
 

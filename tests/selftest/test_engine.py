@@ -11,6 +11,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from helpers import SOLUTION, submission
 
 from autograder import cli
 from autograder.assignments import load
@@ -18,16 +19,6 @@ from autograder.goldens import GoldenError, generate, stale_report
 from autograder.grading import grade_submission_root
 from autograder.report import SCHEMA_PATH, results_json
 from autograder.runner import prepare_run_dir
-from autograder.starter import without_markers
-
-SOLUTION = without_markers((Path(__file__).parent / "toy_course" / "solutions" / "toy" / "__init__.py").read_text())
-
-
-def submission(tmp_path: Path, source: str, name: str = "sub") -> Path:
-    pkg = tmp_path / name / "toy"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text(source)
-    return tmp_path / name
 
 
 def by_id(grade):

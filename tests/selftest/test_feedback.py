@@ -18,19 +18,16 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import SOLUTION, submission
 from rich.console import Console
 
 from autograder import cli, runner, store
 from autograder.compare import ranked_hints
 from autograder.grading import grade_submission_root
 from autograder.report import render, results_json
-from autograder.starter import without_markers
 from autograder.tasks import natural_key, task_of_file
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
-# the toy solution without its BEGIN/END SOLUTION marker lines (the edits below quote its code)
-SOLUTION = without_markers(
-    (Path(__file__).parent / "toy_course/solutions/toy/__init__.py").read_text())
 STARTER = (Path(__file__).parent / "toy_course/starter/toy/__init__.py").read_text()
 ADD = "def add(a: float, b: float) -> float:\n    return a + b\n"
 EMPTY_MEAN = '    if not xs:\n        raise ValueError("mean of nothing")'
@@ -48,11 +45,6 @@ KINDS = {
                                           "        os._exit(3)"),
 }
 
-
-def submission(tmp_path: Path, source: str) -> Path:
-    (tmp_path / "sub" / "toy").mkdir(parents=True)
-    (tmp_path / "sub" / "toy" / "__init__.py").write_text(source)
-    return tmp_path / "sub"
 
 
 def rendered(grade) -> str:

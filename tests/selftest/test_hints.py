@@ -7,13 +7,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from helpers import SOLUTION
 
 from autograder.assignments import load
 from autograder.goldens import generate
 from autograder.grading import AssignmentGrade, grade_submission_root
 from autograder.mutants import load_mutants, materialize
 from autograder.selftest import check_text, hint_problems, public_hint_problems
-from autograder.starter import without_markers
 from autograder.store import GoldenStore, load_store
 
 ASSIGNMENTS = ["minigrad", "ad_modes", "bpe", "dedup", "scaling", "ddp", "repro", "fusion"]
@@ -61,7 +61,6 @@ def hinted(tmp_path_factory):
     return load("toy", root)
 
 
-SOLUTION = without_markers((TOY / "solutions" / "toy" / "__init__.py").read_text())
 
 
 def graded(assignment, tmp_path, source, texts=None):

@@ -18,15 +18,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from helpers import SOLUTION
 
 from autograder import service
 from autograder.assignments import ROOT_VARIABLE, load
 from autograder.goldens import generate
 from autograder.report import write_instructor, write_results
-from autograder.starter import without_markers
 
-SOLUTION = without_markers((Path(__file__).parent / "toy_course" / "solutions" / "toy"
-                            / "__init__.py").read_text())
 STARTER = (Path(__file__).parent / "toy_course" / "starter" / "toy" / "__init__.py").read_text()
 FULL = 7
 MEAN_HINT = "mean divides by n - 1 (the sample correction) where the plain mean is asked for."

@@ -71,7 +71,7 @@ INSTRUCTOR_MODULES = ("similarity", "bulk", "bulk_dask", "bulk_job", "bulk_compa
                       "class_report", "html_report", "gradebook", "gradescope_export",
                       "nbgrader_course", "nbgrader_preprocessor", "nbgrader_kernel", "nbgrader_lab",
                       "mutation", "mutants", "goldens", "examples", "selftest", "tolerance",
-                      "release", "starter")
+                      "release", "starter", "crosscheck")
 INSTRUCTOR_NAMES = re.compile(r"(^|/)(EQUIVALENT_MUTANTS\.md|mutation_report\.md|crosscheck_[^/]*"
                               r"|make_plots\.py|make_tables\.py|handout_blocks\.py|Dockerfile[^/]*)$"
                               r"|^(solutions|examples|bench|docker|docs|\.ci)/")

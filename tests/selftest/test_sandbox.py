@@ -22,17 +22,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from helpers import SOLUTION, command_lines, submission
 
 from autograder import boxes, cli, sandbox
 from autograder.assignments import ROOT_VARIABLE
 from autograder.grading import grade_submission_root
 from autograder.intake import REFUSED_NAMES
 from autograder.sandbox.uids import SLOT_UID_BASE, SLOTS
-from autograder.starter import without_markers
 
 HERE = Path(__file__).parent
 CORPUS_DIR = HERE / "adversarial"
-SOLUTION = without_markers((HERE / "toy_course" / "solutions" / "toy" / "__init__.py").read_text())
 STARTER_SCORE = 0  # the untouched starter (checked in test_engine)
 FULL = 7
 PUBLIC = 4  # the toy's public points: all a good submission gets where hidden tests are refused
@@ -145,23 +144,11 @@ def host(toy_course):
     h.close()
 
 
-def submission(tmp_path: Path, source: str, name: str) -> Path:
-    pkg = tmp_path / name / "toy"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text(source)
-    return tmp_path / name
-
 
 def leaked_processes() -> list[str]:
     """Graded children (boot.py) whose run folder no longer exists: they outlived their run."""
     out = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
+    for pid, argv in command_lines().items():
         for arg in argv:
             text = arg.decode("utf-8", "replace")
             if text.endswith("/lib/autograder/harness/boot.py"):

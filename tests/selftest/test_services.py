@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import processes_mentioning
 
 from autograder.backends.docker_image import podman_problem
 
@@ -20,14 +21,8 @@ pytestmark = pytest.mark.skipif(podman_problem() is not None, reason=str(podman_
 
 
 def _pids_with(text: str) -> list[int]:
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and text in (proc / "cmdline").read_bytes().decode(errors="replace"):
-                found.append(int(proc.name))
-        except OSError:
-            continue
-    return found
+    """Processes (not this one) whose command line mentions `text`."""
+    return processes_mentioning(text, ("cmdline",))
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGKILL])

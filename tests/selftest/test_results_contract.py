@@ -1,0 +1,185 @@
+"""The results contract (issue 23, item 1): results.json carries machine fields in each test's
+extra_data, autograder/results.py reads them once, and nothing downstream parses display text.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import time
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from autograder import grading, report
+from autograder.class_report import class_report
+from autograder.gradebook import write_canvas, write_gradebook
+from autograder.grading import AssignmentGrade, all_failed
+from autograder.grading import TestResult as Result
+from autograder.report import SCHEMA_PATH, instructor_json, results_json
+from autograder.results import ResultsError, read_results
+from autograder.similarity import Scan
+
+ENGINE = Path(__file__).resolve().parents[2] / "autograder"
+WRITERS = {"report.py"}  # the display text's one author
+# words of the display text: a reader that splits, searches or strips on them parses it
+DISPLAY_WORDS = ("·", "Hint:", "not run")
+PARSING_METHODS = {"split", "rsplit", "partition", "rpartition", "startswith", "endswith",
+                   "removeprefix", "removesuffix", "find", "rfind", "index", "rindex", "count"}
+HINT = "mean divides by n - 1: that is the sample variance's correction"
+HIDDEN_HINT = "order reversed: the sort key is negated"
+
+
+def _display_parsing(tree: ast.AST) -> list[int]:
+    """Line numbers where a display word is used to take text apart."""
+    def has_word(node: ast.AST) -> bool:
+        return any(isinstance(n, ast.Constant) and isinstance(n.value, str)
+                   and any(w in n.value for w in DISPLAY_WORDS) for n in ast.walk(node))
+
+    lines = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr in PARSING_METHODS and any(map(has_word, node.args))):
+            lines.append(node.lineno)
+        elif (isinstance(node, ast.Compare) and any(isinstance(op, ast.In | ast.NotIn)
+                                                    for op in node.ops) and has_word(node.left)):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_no_engine_module_parses_display_text():
+    """Only report.py words the display text, and no module takes it apart again."""
+    found = {str(p.relative_to(ENGINE)): lines for p in sorted(ENGINE.rglob("*.py"))
+             if p.name not in WRITERS
+             and (lines := _display_parsing(ast.parse(p.read_text(encoding="utf-8"))))}
+    assert not found, f"display strings parsed (read results.py's fields instead): {found}"
+
+
+def test_the_lint_finds_each_old_parse():
+    """The patterns gradebook, class_report and bulk used before the contract."""
+    for old in ('parts = str(t.get("name", "")).split(" · ")',
+                'hints = {line[6:] for line in out.splitlines() if line.startswith("Hint: ")}',
+                'ok = all(t["output"].startswith("not run: ") for t in tests)',
+                'why = t["output"].removeprefix("not run: ")',
+                'x = "Hint:" in line'):
+        assert _display_parsing(ast.parse(old)), old
+
+
+def _grades(toy) -> list[AssignmentGrade]:
+    """Three students' worth of toy grades: hints public and hidden, a pass, and no task."""
+    tests = [
+        Result("toy", "test_add", "test_basic.py", "public", 2.0, True, task=1,
+               task_title="add"),
+        Result("toy", "test_mean", "test_basic.py", "public", 3.0, False,
+               "mean: expected 1, got 2", [HINT], task=2, task_title="add and mean"),
+        Result("toy", "test_order", "test_more.py", "hidden", 2.0, False,
+               "Hidden test failed.", [HIDDEN_HINT], task=2, task_title="add and mean"),
+        Result("toy", "test_misc", "test_misc.py", "public", 1.0, False, "misc: wrong"),
+    ]
+    return [AssignmentGrade(toy, tests)]
+
+
+def _run(grades) -> dict:
+    return {**results_json(grades, 1.0), "instructor": instructor_json(grades)}
+
+
+def _outputs(toy, tmp_path: Path, tag: str) -> tuple[str, str, str]:
+    """grades.csv, canvas.csv and the class report's Markdown for a graded, a rejected and a
+    second graded student, all read back through read_results."""
+    rejected = all_failed(toy, ("public", "hidden"), ["no package toy in the submission"], [],
+                          time.monotonic())
+    runs = {"alice": read_results(_run(_grades(toy))), "bob": read_results(_run([rejected]))}
+    out = tmp_path / tag
+    out.mkdir()
+    write_gradebook(runs, {}, [toy], out / "grades.csv")
+    write_canvas(runs, {}, [toy], out / "canvas.csv")
+    md = class_report(runs, {}, ["alice", "bob"], [toy], Scan([])).markdown()
+    return (out / "grades.csv").read_text(), (out / "canvas.csv").read_text(), md
+
+
+def test_display_wording_does_not_change_the_class_outputs(toy, tmp_path, monkeypatch):
+    """Rewording report.py (name separator, hint prefix, not-run prefix) changes results.json's
+    text but not one byte of grades.csv, canvas.csv or the class report."""
+    before = _outputs(toy, tmp_path, "before")
+    assert "1 student: " + HINT in before[2] and HIDDEN_HINT in before[2]
+    assert "no package toy in the submission" in before[2]  # bob's rejection
+    monkeypatch.setattr(report, "NAME_SEP", " / ")
+    monkeypatch.setattr(report, "HINT_PREFIX", "Tip → ")
+    monkeypatch.setattr(grading, "NOT_RUN", "skipped because ")
+    shown = json.dumps(_run(_grades(toy)), ensure_ascii=False)
+    assert "Tip → " in shown and "toy / Task 2" in shown  # the wording did change
+    assert _outputs(toy, tmp_path, "after") == before
+
+
+def test_machine_fields_validate_and_round_trip(toy):
+    results = results_json(_grades(toy), 1.0)
+    jsonschema.validate(results, json.loads(SCHEMA_PATH.read_text()))
+    run = read_results(json.dumps({**results, "instructor": instructor_json(_grades(toy))})
+                       .encode())
+    mean, order, misc = run.tests[1], run.tests[2], run.tests[3]
+    assert (mean.assignment, mean.task, mean.test_id, mean.visibility, mean.hints) == (
+        "toy", 2, "test_mean", "public", (HINT,))
+    assert order.visibility == "hidden" and order.hints == ()  # never shown in results.json
+    assert HIDDEN_HINT not in json.dumps(results)
+    assert run.misconceptions() == {HINT, HIDDEN_HINT}  # the hidden one from instructor.json
+    assert misc.task is None and misc.task_label == "Other tests"
+    assert run.rejection() == [] and run.score == 2.0 and run.max_score == 8.0
+
+
+def _forged(toy, change) -> dict:
+    results = results_json(_grades(toy), 1.0)
+    change(results["tests"][0])
+    return results
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda t: t.pop("extra_data"), "no machine fields"),
+    (lambda t: t["extra_data"]["autograder"].update(version=0), "no machine fields"),
+    (lambda t: t.update(score=99), "outside"),
+    (lambda t: t.update(score=float("nan")), "finite"),
+    (lambda t: t["extra_data"]["autograder"].update(visibility="secret"), "visibility"),
+    (lambda t: t.update(visibility="after_published"), "visibility"),  # public fields, hidden test
+    (lambda t: t.update(visibility=["visible"]), "visibility"),  # unhashable: no TypeError
+    (lambda t: t.update(name=None), "name"),
+    (lambda t: t["extra_data"]["autograder"].update(hints="x"), "hints"),
+    (lambda t: t["extra_data"]["autograder"].update(task="2"), "task"),
+    (lambda t: t.update(status="maybe"), "status"),
+], ids=["no-extra", "old-version", "score-above-max", "nan", "bad-visibility",
+        "visibility-mismatch", "visibility-list", "name-null", "hints-not-list", "task-not-int", "bad-status"])
+def test_a_malformed_file_is_one_clear_error(toy, change, says):
+    with pytest.raises(ResultsError, match=says) as e:
+        read_results(_forged(toy, change))
+    assert "\n" not in str(e.value)
+
+
+def test_unreadable_sources_are_one_clear_error(tmp_path):
+    for source, says in ((b"{", "not JSON"), (b"[]", "list of tests"),
+                         (b'{"tests": [1]}', "tests\\[0\\] is not an object"),
+                         (tmp_path / "missing.json", "cannot be read"),
+                         (b"[" * 100000 + b"]" * 100000, "not JSON")):
+        with pytest.raises(ResultsError, match=says):
+            read_results(source)
+
+
+def test_files_read_back_from_disk_are_decoded_once_or_refused(toy, tmp_path):
+    """A resumed student's stored results.json (bulk._stored) and a previous run's
+    (bulk_compare.previous_results) enter through read_results: a file without machine fields
+    (an older grader's, or a forged one) is regraded or skipped, never half-read."""
+    from autograder.bulk import _stored
+    from autograder.bulk_compare import previous_results
+
+    good = results_json(_grades(toy), 1.0)
+    old = json.loads(json.dumps(good))
+    for t in old["tests"]:
+        del t["extra_data"]
+    for student, results in (("alice", good), ("bob", old)):
+        folder = tmp_path / student
+        folder.mkdir()
+        (folder / "grading.json").write_text(json.dumps({"key": "k"}))
+        (folder / "results.json").write_text(json.dumps(results))
+    stored = _stored(tmp_path / "alice", "k")
+    assert stored is not None and stored[1].misconceptions() == {HINT}
+    assert _stored(tmp_path / "alice", "other key") is None
+    assert _stored(tmp_path / "bob", "k") is None  # regraded
+    assert set(previous_results(tmp_path)) == {"alice"}
