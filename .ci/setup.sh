@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# `make setup`: the project's venv (.venv) with the pinned dependencies of pyproject.toml.
+#   bash .ci/setup.sh [EXTRAS]        e.g. "dev" or "dev,instructor" (default: none)
+# Installs with uv (pinned below, itself installed from PyPI into the venv by pip), handing it
+# pip's own configuration (find-links, indexes, constraints: `pip config list`, PIP_* variables)
+# so it picks the very wheels pip would (this machine's local CPU torch wheel, never a CUDA
+# download). No bytecode is compiled at install time (Python compiles on first import).
+# pip is the fallback when uv cannot be installed or run; SETUP_INSTALLER=pip forces it.
+# Needs python3 (PYTHON) with the venv module.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+UV_VERSION=0.13.9
+PYTHON=${PYTHON:-python3}
+PY=.venv/bin/python
+UV=.venv/bin/uv
+spec="."
+[ -n "${1:-}" ] && spec=".[$1]"
+
+test -x "$PY" || "$PYTHON" -m venv .venv
+
+pip_install() {
+    "$PY" -m pip install --quiet --disable-pip-version-check --no-compile "$@"
+}
+
+# uv's flags for what pip is configured with (the last value of each option wins, as in pip).
+uv_flags() {
+    "$PY" -m pip config list 2>/dev/null | "$PY" -c '
+import shlex, sys
+opts = {}
+for line in sys.stdin:
+    key, _, value = line.strip().partition("=")
+    section, _, name = key.rpartition(".")
+    if section in ("global", "install", ":env:") and value:
+        opts[name] = shlex.split(value)[0]
+flags = {"index-url": "--index-url", "extra-index-url": "--extra-index-url",
+         "find-links": "--find-links", "constraint": "--constraint"}
+for name, flag in flags.items():
+    for item in opts.get(name, "").split():
+        print(flag)
+        print(item)
+if opts.get("no-index", "").lower() in ("1", "true", "yes", "on"):
+    print("--no-index")
+'
+}
+
+if [ "${SETUP_INSTALLER:-uv}" = uv ]; then
+    if ! "$UV" --version 2>/dev/null | grep -qx "uv $UV_VERSION"; then
+        pip_install "uv==$UV_VERSION" >/dev/null 2>&1 || true
+    fi
+    if "$UV" --version 2>/dev/null | grep -qx "uv $UV_VERSION"; then
+        mapfile -t flags < <(uv_flags)
+        cert=${SSL_CERT_FILE:-${PIP_CERT:-$("$PY" -m pip config get global.cert 2>/dev/null || true)}}
+        [ -n "$cert" ] && export SSL_CERT_FILE="$cert"
+        # --index-strategy unsafe-best-match: pip's rule (the best version over all indexes)
+        if "$UV" pip install --quiet \
+                --python "$PY" --index-strategy unsafe-best-match "${flags[@]}" -e "$spec"; then
+            exit 0
+        fi
+        echo "note: uv could not install the dependencies; falling back to pip" >&2
+    else
+        echo "note: uv $UV_VERSION is unavailable; installing with pip" >&2
+    fi
+fi
+pip_install -e "$spec"
