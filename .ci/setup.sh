@@ -18,6 +18,8 @@ spec="."
 
 test -x "$PY" || "$PYTHON" -m venv .venv
 
+uv_ready() { [[ "$("$UV" --version 2>/dev/null)" == "uv $UV_VERSION "* ]]; }
+
 pip_install() {
     "$PY" -m pip install --quiet --disable-pip-version-check --no-compile "$@"
 }
@@ -44,10 +46,10 @@ if opts.get("no-index", "").lower() in ("1", "true", "yes", "on"):
 }
 
 if [ "${SETUP_INSTALLER:-uv}" = uv ]; then
-    if ! "$UV" --version 2>/dev/null | grep -qx "uv $UV_VERSION"; then
+    if ! uv_ready; then
         pip_install "uv==$UV_VERSION" >/dev/null 2>&1 || true
     fi
-    if "$UV" --version 2>/dev/null | grep -qx "uv $UV_VERSION"; then
+    if uv_ready; then
         mapfile -t flags < <(uv_flags)
         cert=${SSL_CERT_FILE:-${PIP_CERT:-$("$PY" -m pip config get global.cert 2>/dev/null || true)}}
         [ -n "$cert" ] && export SSL_CERT_FILE="$cert"
