@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make setup`: the project's venv (.venv) with the pinned dependencies of pyproject.toml.
 #   bash .ci/setup.sh [EXTRAS]        e.g. "dev" or "dev,instructor" (default: none)
-# Installs with uv (pinned below; pip installs it from PyPI into .venv/.uv), handing it
+# Installs with uv (pinned below; pip installs it once from PyPI into SETUP_UV_HOME, default
+# ~/.cache/training-systems-setup/uv-VERSION, so a fresh clone reuses it), handing it
 # pip's own configuration (find-links, indexes, constraints: `pip config list`, PIP_* variables)
 # so it picks the very wheels pip would (this machine's local CPU torch wheel, never a CUDA
 # download). No bytecode is compiled at install time (Python compiles on first import).
@@ -12,7 +13,8 @@ cd "$(dirname "$0")/.."
 UV_VERSION=0.13.9
 PYTHON=${PYTHON:-python3}
 PY=.venv/bin/python
-BOOT=.venv/.uv          # uv itself (pip install --target: the venv needs no pip for it)
+# uv itself (pip install --target: outside the venv, so the venv needs no pip for it)
+BOOT=${SETUP_UV_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/training-systems-setup}/uv-$UV_VERSION
 UV=$BOOT/bin/uv
 spec="."
 [ -n "${1:-}" ] && spec=".[$1]"
@@ -24,7 +26,8 @@ pip_install() {
     "$PY" -m pip install --quiet --disable-pip-version-check --no-compile "$@"
 }
 
-# uv's flags for what pip is configured with (the last value of each option wins, as in pip).
+# pip's certificate file (or an empty line), then uv's flags for what pip is configured with
+# (the last value of each option wins, as in pip).
 uv_flags() {
     "$PYTHON" -m pip config list 2>/dev/null | "$PYTHON" -c '
 import shlex, sys
@@ -34,6 +37,7 @@ for line in sys.stdin:
     section, _, name = key.rpartition(".")
     if section in ("global", "install", ":env:") and value:
         opts[name] = (shlex.split(value) or [""])[0]
+print(opts.get("cert", ""))
 flags = {"index-url": "--index-url", "extra-index-url": "--extra-index-url",
          "find-links": "--find-links", "constraint": "--constraint"}
 for name, flag in flags.items():
@@ -48,7 +52,8 @@ if opts.get("no-index", "").lower() in ("1", "true", "yes", "on"):
 uv_install() {
     local flags cert pip_pin
     mapfile -t flags < <(uv_flags)
-    cert=${SSL_CERT_FILE:-${PIP_CERT:-$("$PYTHON" -m pip config get global.cert 2>/dev/null || true)}}
+    cert=${SSL_CERT_FILE:-${flags[0]:-}}
+    flags=("${flags[@]:1}")
     [ -n "$cert" ] && export SSL_CERT_FILE="$cert"
     # the pip that `python -m venv` would have put there (the fallback, `make gpu-wheels`)
     pip_pin=$("$PY" -c "import ensurepip; print(ensurepip.version())")

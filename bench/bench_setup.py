@@ -2,7 +2,8 @@
 cache), a second `make setup`, the instructor extra on top, and `make demo` after setup.
 
 Each setup figure is one `make setup` in a fresh `git clone` of this repository's HEAD (no
-.venv) under temporary cache folders (UV_CACHE_DIR, PIP_CACHE_DIR): "cold" starts from empty
+.venv) under temporary cache folders (UV_CACHE_DIR, PIP_CACHE_DIR, and
+SETUP_UV_HOME, where .ci/setup.sh keeps uv itself): "cold" starts from empty
 caches, "warm" reuses the caches the cold run filled. Cold still has what this machine gives pip
 without a download (pip's find-links, e.g. the local CPU torch wheel); everything else comes
 from the package index. The pip peer is the same Makefile with SETUP_INSTALLER=pip (pip
@@ -48,15 +49,21 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) -> flo
     return seconds
 
 
+def cache_env(installer: str, caches: Path) -> dict[str, str]:
+    """This environment with `caches` as uv's and pip's caches and uv's bootstrap folder."""
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env.update(UV_CACHE_DIR=str(caches / "uv"), PIP_CACHE_DIR=str(caches / "pip"),
+               SETUP_UV_HOME=str(caches / "uv-home"), SETUP_INSTALLER=installer)
+    return env
+
+
 def fresh_setup(tmp: Path, label: str, installer: str, caches: Path,
                 target: str = "setup") -> tuple[float, Path]:
     """`make setup` (or `target` after it) in a new clone, with `caches` as the package caches;
     (seconds of the last make, the clone)."""
     clone = tmp / label
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    env.update(UV_CACHE_DIR=str(caches / "uv"), PIP_CACHE_DIR=str(caches / "pip"),
-               SETUP_INSTALLER=installer)
+    env = cache_env(installer, caches)
     seconds = timed(["make", "setup"], clone, env, SETUP_TIMEOUT_S)
     if target != "setup":
         seconds = timed(["make", target], clone, env, SETUP_TIMEOUT_S)
@@ -73,7 +80,7 @@ def setup_rows() -> list[dict]:
             shutil.rmtree(clone)
             fig[installer, "warm"], clone = fresh_setup(tmp, f"{installer}-warm", installer, caches)
             if installer == "uv":
-                env = {**os.environ, "UV_CACHE_DIR": str(caches / "uv")}
+                env = cache_env("uv", caches)
                 fig["again"] = timed(["make", "setup"], clone, env, 60)
                 fig["instructor"] = timed(["make", "setup-instructor"], clone, env, SETUP_TIMEOUT_S)
             shutil.rmtree(clone)
