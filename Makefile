@@ -7,20 +7,34 @@ OUT     ?= out
 JOBS    ?= 2
 ONLY    ?=          # goldens/selftest: limit to these assignments (default: all)
 
-.PHONY: setup demo test check grade goldens selftest bench lint clean docker-cpu docker-gpu docker-serve starter release nbgrader
+.PHONY: setup setup-instructor demo test check grade goldens selftest bench lint clean docker-cpu docker-gpu docker-serve starter release nbgrader
+
+# setup: the project with its dev tools (.[dev]): enough for check, demo, grade, goldens, lint.
+# setup-instructor adds the instructor extra (docker, dask, nbgrader) that `make test`, the
+# bench, the nbgrader course and the docker images need. .ci/setup.sh installs with uv (pip as
+# the fallback; SETUP_INSTALLER=pip forces pip) and compiles no bytecode; a second run is
+# instant (the stamp files).
+ISTAMP  := .venv/.installed-instructor
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
-	@test -x $(PY) || python3 -m venv .venv
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,instructor]'
+$(STAMP): pyproject.toml .ci/setup.sh
+	@bash .ci/setup.sh dev
 	@bash .ci/system-packages.sh
 	@touch $(STAMP)
 
-demo: setup
-	$(PY) -m autograder demo
+setup-instructor: $(ISTAMP)
 
-test: setup
+$(ISTAMP): $(STAMP)
+	@bash .ci/setup.sh dev,instructor
+	@touch $(ISTAMP)
+
+# grades the four bundled example zips in parallel (JOBS at once); a summary table at the end,
+# each example's full report in out/demo/<example>/
+demo: setup
+	$(PY) -m autograder demo --jobs $(JOBS)
+
+test: setup-instructor
 	$(PY) -m pytest -n $(JOBS) -q tests/selftest tests/repro/gpu
 
 check: setup
@@ -45,7 +59,7 @@ SAMPLE ?= 40
 mutation: setup
 	$(PY) -m autograder mutation $(ONLY) $(if $(filter all,$(SAMPLE)),,--sample $(SAMPLE))
 
-bench: setup   # 40-60 min on 2 shared cores: every bench/bench_*.py's rows() -> bench/results.{json,md}, README
+bench: setup-instructor   # 40-60 min on 2 shared cores: every bench/bench_*.py's rows() -> bench/results.{json,md}, README
 	$(PY) bench/run_all.py
 
 .PHONY: gradescope
@@ -55,7 +69,7 @@ gradescope: setup   # Gradescope autograder zip for assignment A: $(OUT)/autogra
 release: setup
 	$(PY) -m autograder release $(OUT)/release
 
-nbgrader: setup   # an nbgrader course (lab notebooks + nbgrader_config.py) in $(OUT)/nbgrader
+nbgrader: setup-instructor   # an nbgrader course (lab notebooks + nbgrader_config.py) in $(OUT)/nbgrader
 	$(PY) -m autograder nbgrader $(OUT)/nbgrader $(ONLY)
 
 # The GPU check (bench/gpu_check.py): run on the GPU machine with its own python3 and torch
@@ -82,11 +96,11 @@ lint: setup
 clean:
 	rm -rf out .venv *.egg-info
 
-docker-cpu: setup
+docker-cpu: setup-instructor
 	$(PY) docker/build.py cpu $(if $(DOCKER_BASE),--base $(DOCKER_BASE))
 
-docker-gpu: setup
+docker-gpu: setup-instructor
 	$(PY) docker/build.py gpu $(if $(DOCKER_BASE),--base $(DOCKER_BASE))
 
-docker-serve: setup
+docker-serve: setup-instructor
 	$(PY) docker/build.py serve
