@@ -23,6 +23,7 @@ from .audiences import share
 from .boxes import BoxFactory, ChildBox, HostBox, hidden_refusal
 from .sandbox import Capabilities, SandboxPolicy, capabilities
 from .store import TestPlan
+from .timeouts import derived_timeout
 
 HARNESS = Path(__file__).resolve().parent / "harness"
 _BUILTIN_EXCEPTIONS = {n for n, v in vars(builtins).items()
@@ -62,6 +63,9 @@ class TestRecord:
     meta: dict | None = None
     inputs: object = None
     where: dict | None = None  # where it raised: {"function", "file", "line", "student"}
+    # the child's own clock from its start event to its end event: trust it only where the
+    # child runs the course's code (golden time: timeouts.py), never to grade
+    seconds: float | None = None
 
 
 @dataclass
@@ -90,6 +94,7 @@ class RunRequest:
     keep: bool = False  # keep run folders (debugging)
     timeout_scale: float = 1.0  # every limit times this (golden generation's mutant runs)
     trusted: bool = False  # the course's own code (solutions, mutants): no hidden refusal
+    reverse: bool = False  # run the tests in reverse order (golden time: timing the reference)
 
     @property
     def visibilities(self) -> tuple[str, ...]:
@@ -99,10 +104,15 @@ class RunRequest:
         return tuple(v for v in VISIBILITIES if v in present)
 
     def test_timeout(self, test_id: str | None) -> float:
+        """A test's wall limit: its explicit `@graded(timeout=)` or the default, shortened to
+        what the reference's measured time allows (timeouts.py) when the plan has it and the
+        assignment uses measured timeouts; None: the default. Times `timeout_scale`."""
         default = self.default_timeout or self.assignment.test_timeout
         if self.plan is None or test_id is None:
             return default * self.timeout_scale
-        return (self.plan.timeouts.get(test_id) or default) * self.timeout_scale
+        cap = self.plan.timeouts.get(test_id) or default
+        measured = self.plan.measured.get(test_id) if self.assignment.measured_timeouts else None
+        return derived_timeout(measured, cap) * self.timeout_scale
 
     def run_limit(self) -> float:
         """The whole run's wall-clock limit in seconds."""
@@ -378,6 +388,7 @@ class FolderRun:
                            if file is None or f.name == file],
             "plan": ids, "forbidden": list(req.assignment.forbidden),
             "timeouts": {i: req.test_timeout(i) for i in ids or []} if req.mode == "replay" else {},
+            "reverse": req.reverse,
         }
 
     def _child(self, box: ChildBox, run: Path, attempt: int, ids: list[str] | None,
@@ -471,6 +482,9 @@ class FolderRun:
         if rec.status != "not_run":
             return  # first report wins
         rec.status = "ended"
+        seconds = ev.get("seconds")
+        if type(seconds) is float and 0.0 <= seconds < 1e6:
+            rec.seconds = seconds
         rec.outcome = "passed" if ev.get("outcome") == "passed" else "failed"
         rec.error = str(ev["error"])[:2000] if ev.get("error") else None
         rec.error_type = str(ev["error_type"])[:100] if ev.get("error_type") else None
