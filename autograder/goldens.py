@@ -1,6 +1,6 @@
 """Golden generation: run solutions/ in gen mode (inputs from each test's seeded `cases(rng)`),
-replay it in reverse order to time each test both ways (the per-test limits of
-autograder/timeouts.py), then every mutant on the same inputs; write the stores (`store.py`
+replay it in test order and in reverse order to time each test both ways (the per-test limits
+of autograder/timeouts.py), then every mutant on the same inputs; write the stores (`store.py`
 holds their schema) and the inputs. Also the stale check: regenerate into a temp folder and
 compare with the committed ones.
 """
@@ -23,7 +23,7 @@ from .runner import RunRequest, RunResult, run_tests
 from .sandbox import SandboxPolicy
 from .store import GoldenStore, MutantValues, ObservationSpec, StoreError, TestPlan, TestSpec, load_inputs, load_store
 from .tasks import task_table
-from .timeouts import cold_pool, reference_seconds
+from .timeouts import cold_pool
 
 GEN_TEST_TIMEOUT = 600.0
 GEN_RUN_TIMEOUT = 3600.0
@@ -80,8 +80,8 @@ def generate(assignment: Assignment, out_base: Path | None = None, with_mutants:
              policy: SandboxPolicy | None = None, timed: bool = True) -> dict[str, GoldenStore]:
     """Run the solution in gen mode (and every mutant on the same inputs); write the stores
     under out_base (default: the assignment's tests folder). Returns the stores. `timed`: also
-    replay the solution in reverse order and store each test's timing (timeouts.py); without
-    it only the generating run's times are stored (the stale check ignores timings)."""
+    replay the solution in test order and in reverse and store each test's timing
+    (timeouts.py); without it the stores hold no timings (the stale check ignores them)."""
     policy = policy or SandboxPolicy.create()
     base = out_base or assignment.tests_dir
     result = run_tests(RunRequest(assignment, assignment.solutions, "gen", None, policy,
@@ -98,7 +98,9 @@ def generate(assignment: Assignment, out_base: Path | None = None, with_mutants:
         # key order kept as generated: a test may build names from its inputs' order
         path.write_text(json.dumps(inputs[vis], separators=(",", ":")) + "\n")
     plan = TestPlan.from_stores(stores)  # untimed: mutants keep today's limits (x3)
-    stores = _timed(stores, result, _reverse_run(assignment, plan, policy, base) if timed else None)
+    if timed:
+        stores = _timed(stores, _timing_run(assignment, plan, policy, base, reverse=False),
+                        _timing_run(assignment, plan, policy, base, reverse=True))
     if with_mutants:
         def run_mutant(mutant):
             with tempfile.TemporaryDirectory() as tmp:
@@ -122,36 +124,33 @@ def generate(assignment: Assignment, out_base: Path | None = None, with_mutants:
     return stores
 
 
-def _reverse_run(assignment: Assignment, plan: TestPlan, policy: SandboxPolicy,
-                 base: Path) -> RunResult:
-    """The solution replayed on the stored inputs in reverse test order, with generation's
-    generous limits: the second timing of each test."""
+def _timing_run(assignment: Assignment, plan: TestPlan, policy: SandboxPolicy, base: Path,
+                reverse: bool) -> RunResult:
+    """The solution replayed on the stored inputs (in test order or reversed), as a graded
+    run replays it (the generating run also builds the inputs, which no graded run does), with
+    generation's generous limits: one timing of each test."""
     return run_tests(RunRequest(assignment, assignment.solutions, "replay", plan, policy,
                                 default_timeout=GEN_TEST_TIMEOUT, run_timeout=GEN_RUN_TIMEOUT,
-                                inputs_base=base, trusted=True, reverse=True))
+                                inputs_base=base, trusted=True, reverse=reverse))
 
 
 def _timed(stores: dict[str, GoldenStore], forward: RunResult,
-           reverse: RunResult | None) -> dict[str, GoldenStore]:
+           reverse: RunResult) -> dict[str, GoldenStore]:
     """The stores with each test's slowest measured run and each store's cold pool
-    (timeouts.py). A test the reverse replay did not pass (it depends on the order) keeps no
-    timing: its limit stays the explicit or default one."""
+    (timeouts.py). A test that either replay did not pass (it depends on the order) or did
+    not time keeps no timing: its limit stays the explicit or default one."""
     timed = {}
     for vis, store in stores.items():
         tests, pairs = {}, []
         for tid, test in store.tests.items():
-            f = forward.records[tid].seconds
-            back = reverse.records.get(tid) if reverse is not None else None
-            r = back.seconds if back is not None and back.outcome == "passed" else None
-            if reverse is not None and r is None:
+            runs = [res.records.get(tid) for res in (forward, reverse)]
+            if any(r is None or r.outcome != "passed" or r.seconds is None for r in runs):
                 tests[tid] = replace(test, seconds=None)
                 continue
-            if f is not None and r is not None:
-                pairs.append((f, r))
-            seconds = reference_seconds(f, r)
-            tests[tid] = replace(test, seconds=None if seconds is None else round(seconds, 4))
-        cold = round(cold_pool(pairs), 4) if reverse is not None else None
-        timed[vis] = replace(store, tests=tests, cold_seconds=cold)
+            f, r = runs[0].seconds, runs[1].seconds
+            pairs.append((f, r))
+            tests[tid] = replace(test, seconds=round(max(f, r), 4))  # the slowest run
+        timed[vis] = replace(store, tests=tests, cold_seconds=round(cold_pool(pairs), 4))
     return timed
 
 

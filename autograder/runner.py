@@ -2,9 +2,9 @@
 student code.
 
 The parent owns every deadline: a wall timeout per test and per run. If the child crashes or
-times out, the test in progress fails and the remaining tests resume in fresh children, one
-per test file, each file with its own bounded restarts, so one hang or crash does not erase a
-student's other points.
+times out, the test in progress fails and the remaining tests resume in a fresh child, each
+test file with its own bounded restarts, so one hang or crash does not erase a student's other
+points.
 """
 
 from __future__ import annotations
@@ -286,18 +286,19 @@ class FolderRun:
         return self
 
     def _run_groups(self, box: ChildBox, run: Path) -> None:
-        """The first child runs every test. When a test hangs or crashes it, the tests not yet
-        run go on in children of their own test file, each file with its own MAX_RESTARTS: a
-        hang in one task's code never costs another file's tests. Each timeout moves the run
-        deadline by that test's limit (up to MAX_RUN_FACTOR x the run limit), so time lost to
-        hangs is not taken from the tests that still have to run."""
+        """The first child runs every test. When a test hangs or crashes it, a fresh child
+        runs the tests not yet run, all files together (one child start per hang, not one per
+        file), and the restart counts against the test file that hung: a file stopped
+        MAX_RESTARTS times has its remaining tests dropped, so a hang in one task's code never
+        costs another file's tests. Each timeout moves the run deadline by that test's limit
+        (up to MAX_RUN_FACTOR x the run limit), so time lost to hangs is not taken from the
+        tests that still have to run."""
         req = self.request
-        groups: list[tuple[str | None, list[str] | None]] = [(None, self.remaining)]
+        ids = self.remaining
         restarts_of: dict[str, int] = {}
         attempt = 0
-        while groups:
-            file, ids = groups[0]
-            in_progress, finished, reason = self._child(box, run, attempt, ids, file)
+        while True:
+            in_progress, finished, reason = self._child(box, run, attempt, ids, None)
             stderr_tail = _tail(run / f"stderr-{attempt}")
             self.stderr_tail = "" if self.redact else stderr_tail
             if not req.keep:  # what a child wrote is read; free the disk at once
@@ -318,26 +319,20 @@ class FolderRun:
             ids = [i for i in ids if self.records[i].status == "not_run"]
             if finished or in_progress is None or not ids or reason == "run_timeout":
                 self._note_stop(finished, reason, ids)
-                groups.pop(0)
                 if reason == "run_timeout":
-                    self._not_run_for_deadline([i for _, g in groups for i in g or []])
-                    return
-                continue
+                    self._not_run_for_deadline(ids)
+                return
             self.restarts += 1
-            if file is None:  # split what is left by test file
-                by_file: dict[str, list[str]] = {}
-                for i in ids:
-                    by_file.setdefault(self._file_of(i), []).append(i)
-                groups[:1] = list(by_file.items())
-                continue
+            file = self._file_of(in_progress)
             restarts_of[file] = restarts_of.get(file, 0) + 1
             if restarts_of[file] > MAX_RESTARTS:
+                dropped = [i for i in ids if self._file_of(i) == file]
                 self.collect_errors.append(
                     f"{file}: stopped after {MAX_RESTARTS} restarts (a hang or crash in each); "
-                    f"its {len(ids)} remaining test(s) were not run")
-                groups.pop(0)
-            else:
-                groups[0] = (file, ids)
+                    f"its {len(dropped)} remaining test(s) were not run")
+                ids = [i for i in ids if self._file_of(i) != file]
+                if not ids:
+                    return
 
     def _note_cuts(self) -> None:
         """One line for what the caps cut. A hidden child chose how much it wrote: the count

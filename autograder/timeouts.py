@@ -1,8 +1,8 @@
 """Per-test wall timeouts sized from the reference solution's own measured time. Trusted.
 
 `make goldens` times every test of the reference twice (the child's clock, from the test's
-start event to its end event): in the generating run (test order) and in a replay in reverse
-order, so that the one-off costs a test pays when it is the first of its child to use a shared
+start event to its end event), replaying it on the stored inputs as a graded run does: in test
+order and in reverse order, so that the one-off costs a test pays when it is the first of its child to use a shared
 fixture, a cached model or a lazy import land on other tests. It stores per test its slowest
 run (`TestSpec.seconds`) and per store the cold pool (`GoldenStore.cold_seconds`, `cold_pool`):
 the one-off costs that moved between the two runs, which any test may pay when it is the first
@@ -40,12 +40,6 @@ def derived_timeout(seconds: float | None, cap: float) -> float:
     if seconds is None or seconds < 0:
         return cap
     return min(cap, max(FLOOR_S, MULTIPLE * seconds))
-
-
-def reference_seconds(forward: float | None, reverse: float | None) -> float | None:
-    """A test's slowest measured run of the reference (None when neither run timed it)."""
-    runs = [s for s in (forward, reverse) if s is not None]
-    return max(runs) if runs else None
 
 
 def cold_pool(pairs: list[tuple[float, float]]) -> float:

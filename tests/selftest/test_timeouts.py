@@ -153,7 +153,7 @@ def test_cold_pool_counts_a_cost_that_moved_once_and_ignores_one_sided_noise():
     assert cold_pool([(2.0, 1.0), (0.01, 0.01), (0.02, 0.02)]) == pytest.approx(0.0)
 
 
-def test_timed_stores_take_the_slowest_run_and_drop_a_test_the_reverse_replay_failed(toy):
+def test_timed_stores_take_the_slowest_run_and_drop_a_test_a_replay_failed(toy):
     stores = load_stores(toy, ("public",))
     ids = list(stores["public"].tests)
 
