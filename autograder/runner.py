@@ -325,8 +325,8 @@ class FolderRun:
             self.restarts += 1
             file = self._file_of(in_progress)
             restarts_of[file] = restarts_of.get(file, 0) + 1
-            if restarts_of[file] > MAX_RESTARTS:
-                dropped = [i for i in ids if self._file_of(i) == file]
+            dropped = [i for i in ids if self._file_of(i) == file]
+            if restarts_of[file] > MAX_RESTARTS and dropped:
                 self.collect_errors.append(
                     f"{file}: stopped after {MAX_RESTARTS} restarts (a hang or crash in each); "
                     f"its {len(dropped)} remaining test(s) were not run")
