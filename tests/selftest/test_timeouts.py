@@ -53,16 +53,26 @@ def hanging_minigrad(tmp_path: Path) -> tuple[Path, int]:
     return tmp_path / "sub", line
 
 
-def test_a_hang_in_exp_costs_the_limit_the_goldens_give_each_test(tmp_path):
+def test_a_hang_in_exp_costs_the_limit_the_goldens_give_each_test(tmp_path, monkeypatch):
     """The issue's case: an endless loop in minigrad's exp(). Every test that reaches it is
     stopped at its derived limit (shorter than the assignment's default), the message names
-    exp() and its line, and every other test scores as on the reference."""
+    exp() and its line, every other test scores as on the reference, and each hang costs one
+    fresh child (not one per test file left)."""
     minigrad = load("minigrad", ROOT)
     store = load_store(minigrad, "public")
     sub, line = hanging_minigrad(tmp_path)
+    children = []
+    child = runner.FolderRun._child
+
+    def counted(self, *args):
+        children.append(args[2])  # the tests this child was asked to run
+        return child(self, *args)
+
+    monkeypatch.setattr(runner.FolderRun, "_child", counted)
     grade = grade_submission_root(minigrad, sub, ("public",))
     timed_out = {t.id for t in grade.tests if grade.run.records[t.id].status == "timeout"}
     assert timed_out, "no test reached the hang"
+    assert len(children) == len(timed_out) + 1
     for test in grade.tests:
         if test.id not in timed_out:
             assert test.passed and test.points == test.max_points, (test.id, test.message)
