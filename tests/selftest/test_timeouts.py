@@ -187,3 +187,27 @@ def test_stale_check_ignores_timings(toy):
                                    for t, s in store.tests.items()}, cold_seconds=9.0)
     assert _manifest_differences(store, slower) == []
     assert json.loads(json.dumps(slower.to_dict()))["cold_seconds"] == 9.0
+
+
+def test_the_timing_replay_runs_the_tests_in_reverse(toy, monkeypatch):
+    """The second timing of the reference really runs the other way round (else the cold
+    pool would always be zero)."""
+    ended: list[str] = []
+    record_end = runner.FolderRun._record_end
+
+    def spy(self, ev):
+        ended.append(ev["id"])
+        return record_end(self, ev)
+
+    monkeypatch.setattr(runner.FolderRun, "_record_end", spy)
+    plan = golden_store.TestPlan.from_stores(load_stores(toy, ("public",)))
+    orders = []
+    for reverse in (False, True):
+        ended.clear()
+        result = runner.run_tests(RunRequest(toy, toy.solutions, "replay", plan,
+                                             SandboxPolicy.create(), trusted=True,
+                                             reverse=reverse))
+        assert all(r.outcome == "passed" and r.seconds is not None
+                   for r in result.records.values())
+        orders.append(list(ended))
+    assert len(orders[0]) > 1 and orders[1] == orders[0][::-1]
