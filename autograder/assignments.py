@@ -33,6 +33,9 @@ class Assignment:
     test_timeout: float
     run_timeout: float
     root: Path
+    # per-test limits sized from the reference's measured time (autograder/timeouts.py); false:
+    # every test keeps its explicit or default limit
+    measured_timeouts: bool = True
 
     @property
     def tests_dir(self) -> Path:
@@ -84,11 +87,14 @@ def load(name: str, root: Path | None = None) -> Assignment:
         known = ", ".join(a.name for a in discover(root)) or "none"
         raise AssignmentError(f"unknown assignment '{name}' (known: {known})")
     cfg = tomllib.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(cfg.get("measured_timeouts", True), bool):
+        raise AssignmentError(f"{path}: measured_timeouts must be true or false")
     try:
         return Assignment(name=name, package=cfg["package"], number=int(cfg["number"]),
                           title=cfg["title"], forbidden=tuple(cfg.get("forbidden", ())),
                           test_timeout=float(cfg.get("test_timeout", 10)),
-                          run_timeout=float(cfg.get("run_timeout", 120)), root=root)
+                          run_timeout=float(cfg.get("run_timeout", 120)), root=root,
+                          measured_timeouts=cfg.get("measured_timeouts", True))
     except KeyError as e:
         raise AssignmentError(f"{path}: missing key {e}") from None
 

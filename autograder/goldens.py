@@ -1,6 +1,8 @@
 """Golden generation: run solutions/ in gen mode (inputs from each test's seeded `cases(rng)`),
-then every mutant on the same inputs; write the stores (`store.py` holds their schema) and the
-inputs. Also the stale check: regenerate into a temp folder and compare with the committed ones.
+replay it in test order and in reverse order to time each test both ways (the per-test limits
+of autograder/timeouts.py), then every mutant on the same inputs; write the stores (`store.py`
+holds their schema) and the inputs. Also the stale check: regenerate into a temp folder and
+compare with the committed ones.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from .runner import RunRequest, RunResult, run_tests
 from .sandbox import SandboxPolicy
 from .store import GoldenStore, MutantValues, ObservationSpec, StoreError, TestPlan, TestSpec, load_inputs, load_store
 from .tasks import task_table
+from .timeouts import cold_pool
 
 GEN_TEST_TIMEOUT = 600.0
 GEN_RUN_TIMEOUT = 3600.0
@@ -74,9 +77,11 @@ def _manifest_from_run(assignment: Assignment,
 
 
 def generate(assignment: Assignment, out_base: Path | None = None, with_mutants: bool = True,
-             policy: SandboxPolicy | None = None) -> dict[str, GoldenStore]:
+             policy: SandboxPolicy | None = None, timed: bool = True) -> dict[str, GoldenStore]:
     """Run the solution in gen mode (and every mutant on the same inputs); write the stores
-    under out_base (default: the assignment's tests folder). Returns the stores."""
+    under out_base (default: the assignment's tests folder). Returns the stores. `timed`: also
+    replay the solution in test order and in reverse and store each test's timing
+    (timeouts.py); without it the stores hold no timings (the stale check ignores them)."""
     policy = policy or SandboxPolicy.create()
     base = out_base or assignment.tests_dir
     result = run_tests(RunRequest(assignment, assignment.solutions, "gen", None, policy,
@@ -92,9 +97,11 @@ def generate(assignment: Assignment, out_base: Path | None = None, with_mutants:
         path.parent.mkdir(parents=True, exist_ok=True)
         # key order kept as generated: a test may build names from its inputs' order
         path.write_text(json.dumps(inputs[vis], separators=(",", ":")) + "\n")
+    plan = TestPlan.from_stores(stores)  # untimed: mutants keep today's limits (x3)
+    if timed:
+        stores = _timed(stores, _timing_run(assignment, plan, policy, base, reverse=False),
+                        _timing_run(assignment, plan, policy, base, reverse=True))
     if with_mutants:
-        plan = TestPlan.from_stores(stores)
-
         def run_mutant(mutant):
             with tempfile.TemporaryDirectory() as tmp:
                 impl = materialize(assignment, mutant, Path(tmp))
@@ -115,6 +122,36 @@ def generate(assignment: Assignment, out_base: Path | None = None, with_mutants:
     for vis, store in stores.items():
         store.dump(assignment.goldens_path(vis, base))
     return stores
+
+
+def _timing_run(assignment: Assignment, plan: TestPlan, policy: SandboxPolicy, base: Path,
+                reverse: bool) -> RunResult:
+    """The solution replayed on the stored inputs (in test order or reversed), as a graded
+    run replays it (the generating run also builds the inputs, which no graded run does), with
+    generation's generous limits: one timing of each test."""
+    return run_tests(RunRequest(assignment, assignment.solutions, "replay", plan, policy,
+                                default_timeout=GEN_TEST_TIMEOUT, run_timeout=GEN_RUN_TIMEOUT,
+                                inputs_base=base, trusted=True, reverse=reverse))
+
+
+def _timed(stores: dict[str, GoldenStore], forward: RunResult,
+           reverse: RunResult) -> dict[str, GoldenStore]:
+    """The stores with each test's slowest measured run and each store's cold pool
+    (timeouts.py). A test that either replay did not pass (it depends on the order) or did
+    not time keeps no timing: its limit stays the explicit or default one."""
+    timed = {}
+    for vis, store in stores.items():
+        tests, pairs = {}, []
+        for tid, test in store.tests.items():
+            runs = [res.records.get(tid) for res in (forward, reverse)]
+            if any(r is None or r.outcome != "passed" or r.seconds is None for r in runs):
+                tests[tid] = replace(test, seconds=None)
+                continue
+            f, r = runs[0].seconds, runs[1].seconds
+            pairs.append((f, r))
+            tests[tid] = replace(test, seconds=round(max(f, r), 4))  # the slowest run
+        timed[vis] = replace(store, tests=tests, cold_seconds=round(cold_pool(pairs), 4))
+    return timed
 
 
 def _failing_values(assignment: Assignment, store: GoldenStore, inputs: dict,
@@ -198,7 +235,7 @@ def stale_report(assignment: Assignment, policy: SandboxPolicy | None = None,
     policy = policy or SandboxPolicy.create()
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
-        fresh = generate(assignment, Path(tmp), with_mutants=False, policy=policy)
+        fresh = generate(assignment, Path(tmp), with_mutants=False, policy=policy, timed=False)
         committed = {}
         for vis in VISIBILITIES:
             try:
@@ -240,7 +277,8 @@ def _manifest_differences(old_store: GoldenStore, new_store: GoldenStore) -> lis
         return [f"{vis} test ids differ: committed {sorted(old_tests)} vs now {sorted(new_tests)}"]
     for tid, new in new_tests.items():
         old = old_tests[tid]
-        if replace(old, observations={}) != replace(new, observations={}):
+        if replace(old, observations={}, seconds=None) != replace(new, observations={},
+                                                                  seconds=None):
             problems.append(f"{tid}: points/timeout/file changed")
         if old.observations.keys() != new.observations.keys():
             problems.append(f"{tid}: observation names changed")

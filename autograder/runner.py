@@ -2,9 +2,9 @@
 student code.
 
 The parent owns every deadline: a wall timeout per test and per run. If the child crashes or
-times out, the test in progress fails and the remaining tests resume in fresh children, one
-per test file, each file with its own bounded restarts, so one hang or crash does not erase a
-student's other points.
+times out, the test in progress fails and the remaining tests resume in a fresh child, each
+test file with its own bounded restarts, so one hang or crash does not erase a student's other
+points.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from .audiences import share
 from .boxes import BoxFactory, ChildBox, HostBox, hidden_refusal
 from .sandbox import Capabilities, SandboxPolicy, capabilities
 from .store import TestPlan
+from .timeouts import derived_timeout
 
 HARNESS = Path(__file__).resolve().parent / "harness"
 _BUILTIN_EXCEPTIONS = {n for n, v in vars(builtins).items()
@@ -62,6 +63,9 @@ class TestRecord:
     meta: dict | None = None
     inputs: object = None
     where: dict | None = None  # where it raised: {"function", "file", "line", "student"}
+    # the child's own clock from its start event to its end event: trust it only where the
+    # child runs the course's code (golden time: timeouts.py), never to grade
+    seconds: float | None = None
 
 
 @dataclass
@@ -90,6 +94,7 @@ class RunRequest:
     keep: bool = False  # keep run folders (debugging)
     timeout_scale: float = 1.0  # every limit times this (golden generation's mutant runs)
     trusted: bool = False  # the course's own code (solutions, mutants): no hidden refusal
+    reverse: bool = False  # run the tests in reverse order (golden time: timing the reference)
 
     @property
     def visibilities(self) -> tuple[str, ...]:
@@ -99,10 +104,15 @@ class RunRequest:
         return tuple(v for v in VISIBILITIES if v in present)
 
     def test_timeout(self, test_id: str | None) -> float:
+        """A test's wall limit: its explicit `@graded(timeout=)` or the default, shortened to
+        what the reference's measured time allows (timeouts.py) when the plan has it and the
+        assignment uses measured timeouts; None: the default. Times `timeout_scale`."""
         default = self.default_timeout or self.assignment.test_timeout
         if self.plan is None or test_id is None:
             return default * self.timeout_scale
-        return (self.plan.timeouts.get(test_id) or default) * self.timeout_scale
+        cap = self.plan.timeouts.get(test_id) or default
+        measured = self.plan.measured.get(test_id) if self.assignment.measured_timeouts else None
+        return derived_timeout(measured, cap) * self.timeout_scale
 
     def run_limit(self) -> float:
         """The whole run's wall-clock limit in seconds."""
@@ -276,18 +286,19 @@ class FolderRun:
         return self
 
     def _run_groups(self, box: ChildBox, run: Path) -> None:
-        """The first child runs every test. When a test hangs or crashes it, the tests not yet
-        run go on in children of their own test file, each file with its own MAX_RESTARTS: a
-        hang in one task's code never costs another file's tests. Each timeout moves the run
-        deadline by that test's limit (up to MAX_RUN_FACTOR x the run limit), so time lost to
-        hangs is not taken from the tests that still have to run."""
+        """The first child runs every test. When a test hangs or crashes it, a fresh child
+        runs the tests not yet run, all files together (one child start per hang, not one per
+        file), and the restart counts against the test file that hung: a file stopped
+        MAX_RESTARTS times has its remaining tests dropped, so a hang in one task's code never
+        costs another file's tests. Each timeout moves the run deadline by that test's limit
+        (up to MAX_RUN_FACTOR x the run limit), so time lost to hangs is not taken from the
+        tests that still have to run."""
         req = self.request
-        groups: list[tuple[str | None, list[str] | None]] = [(None, self.remaining)]
+        ids = self.remaining
         restarts_of: dict[str, int] = {}
         attempt = 0
-        while groups:
-            file, ids = groups[0]
-            in_progress, finished, reason = self._child(box, run, attempt, ids, file)
+        while True:
+            in_progress, finished, reason = self._child(box, run, attempt, ids, None)
             stderr_tail = _tail(run / f"stderr-{attempt}")
             self.stderr_tail = "" if self.redact else stderr_tail
             if not req.keep:  # what a child wrote is read; free the disk at once
@@ -308,26 +319,20 @@ class FolderRun:
             ids = [i for i in ids if self.records[i].status == "not_run"]
             if finished or in_progress is None or not ids or reason == "run_timeout":
                 self._note_stop(finished, reason, ids)
-                groups.pop(0)
                 if reason == "run_timeout":
-                    self._not_run_for_deadline([i for _, g in groups for i in g or []])
-                    return
-                continue
+                    self._not_run_for_deadline(ids)
+                return
             self.restarts += 1
-            if file is None:  # split what is left by test file
-                by_file: dict[str, list[str]] = {}
-                for i in ids:
-                    by_file.setdefault(self._file_of(i), []).append(i)
-                groups[:1] = list(by_file.items())
-                continue
+            file = self._file_of(in_progress)
             restarts_of[file] = restarts_of.get(file, 0) + 1
-            if restarts_of[file] > MAX_RESTARTS:
+            dropped = [i for i in ids if self._file_of(i) == file]
+            if restarts_of[file] > MAX_RESTARTS and dropped:
                 self.collect_errors.append(
                     f"{file}: stopped after {MAX_RESTARTS} restarts (a hang or crash in each); "
-                    f"its {len(ids)} remaining test(s) were not run")
-                groups.pop(0)
-            else:
-                groups[0] = (file, ids)
+                    f"its {len(dropped)} remaining test(s) were not run")
+                ids = [i for i in ids if self._file_of(i) != file]
+                if not ids:
+                    return
 
     def _note_cuts(self) -> None:
         """One line for what the caps cut. A hidden child chose how much it wrote: the count
@@ -378,6 +383,7 @@ class FolderRun:
                            if file is None or f.name == file],
             "plan": ids, "forbidden": list(req.assignment.forbidden),
             "timeouts": {i: req.test_timeout(i) for i in ids or []} if req.mode == "replay" else {},
+            "reverse": req.reverse,
         }
 
     def _child(self, box: ChildBox, run: Path, attempt: int, ids: list[str] | None,
@@ -471,6 +477,9 @@ class FolderRun:
         if rec.status != "not_run":
             return  # first report wins
         rec.status = "ended"
+        seconds = ev.get("seconds")
+        if type(seconds) is float and 0.0 <= seconds < 1e6:
+            rec.seconds = seconds
         rec.outcome = "passed" if ev.get("outcome") == "passed" else "failed"
         rec.error = str(ev["error"])[:2000] if ev.get("error") else None
         rec.error_type = str(ev["error_type"])[:100] if ev.get("error_type") else None

@@ -1,13 +1,17 @@
 """The golden store, typed: what `make goldens` writes and the trusted parent alone reads.
 
 tests/<a>/goldens/<vis>.json (public ships to students; hidden never leaves the parent):
-  {"assignment", "visibility",
-   "tests": {id: {"points", "timeout", "file", "task", "task_title",
+  {"assignment", "visibility", "cold_seconds",
+   "tests": {id: {"points", "timeout", "file", "task", "task_title", "seconds",
                   "observations": {name: {"kind", "atol", "rtol", "check", "expected"}}}},
    "mutants": {name: {"hint", "values": {id: {obs: value}}, "fails": [id, ...],
                       "raises": {id: {"kind", "at", "recorded": [obs, ...]}},
                       "tags": {id: {obs: tag}}}}}
 tests/<a>/inputs/<vis>.json (enters the sandbox): {id: encoded cases}
+
+`seconds` (the reference's slowest measured run of the test) and `cold_seconds` (the one-off
+costs any test may pay first) size the per-test limits (autograder/timeouts.py); stores written
+before they existed lack them (None: the test keeps its explicit or default limit).
 
 Values (`expected`, mutant values) stay encoded plain data (harness.plaindata); `compare`
 decodes them. The derived views every stage needs — the run plan, per-test timeouts, the
@@ -48,6 +52,7 @@ class TestSpec:
     observations: dict[str, ObservationSpec]
     task: int | None = None  # the handout's task number (autograder/tasks.py); None: unknown
     task_title: str = ""
+    seconds: float | None = None  # the reference's slowest measured run (timeouts.py)
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,7 @@ class GoldenStore:
     visibility: str
     tests: dict[str, TestSpec]
     mutants: dict[str, MutantValues]
+    cold_seconds: float | None = None  # one-off costs any of its tests may pay (timeouts.py)
 
     @classmethod
     def from_dict(cls, data: dict) -> GoldenStore:
@@ -83,13 +89,15 @@ class GoldenStore:
             tests = {tid: TestSpec(tid, float(t["points"]), t["timeout"], t["file"],
                                    {name: ObservationSpec(**o)
                                     for name, o in t["observations"].items()},
-                                   t.get("task"), t.get("task_title", ""))
+                                   t.get("task"), t.get("task_title", ""),
+                                   _seconds(t.get("seconds")))
                      for tid, t in data["tests"].items()}
             mutants = {name: MutantValues(name, m["hint"], m.get("values", {}),
                                           tuple(m.get("fails", ())), m.get("raises", {}),
                                           m.get("tags", {}), "raises" in m)
                        for name, m in data.get("mutants", {}).items()}
-            return cls(data["assignment"], data["visibility"], tests, mutants)
+            return cls(data["assignment"], data["visibility"], tests, mutants,
+                       _seconds(data.get("cold_seconds")))
         except (KeyError, TypeError, ValueError) as e:
             raise StoreError(f"malformed golden store ({type(e).__name__}: {e})") from None
 
@@ -98,12 +106,12 @@ class GoldenStore:
         for tid, t in self.tests.items():
             tests[tid] = {"points": t.points, "timeout": t.timeout, "file": t.file,
                           "observations": {n: asdict(o) for n, o in t.observations.items()},
-                          "task": t.task, "task_title": t.task_title}
+                          "task": t.task, "task_title": t.task_title, "seconds": t.seconds}
         mutants = {name: {"hint": m.hint, "values": m.values, "fails": list(m.fails),
                           "raises": m.raises, "tags": m.tags}
                    for name, m in self.mutants.items()}
         return {"assignment": self.assignment, "visibility": self.visibility, "tests": tests,
-                "mutants": mutants}
+                "mutants": mutants, "cold_seconds": self.cold_seconds}
 
     def dump(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -125,12 +133,16 @@ class GoldenStore:
 
 @dataclass(frozen=True)
 class TestPlan:
-    """What a graded run executes: test ids in order, each one's visibility and timeout."""
+    """What a graded run executes: test ids in order, each one's visibility and timeout.
+    `timeouts` holds the explicit `@graded(timeout=)` limits; `measured` the reference's time
+    per test (its slowest run plus its store's cold pool) that sizes the derived limits
+    (timeouts.py; absent: never measured)."""
 
     ids: tuple[str, ...]
     visibility_of: dict[str, str]
     timeouts: dict[str, float]
     file_of: dict[str, str] = field(default_factory=dict)  # test id -> its test file's name
+    measured: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def from_stores(cls, stores: dict[str, GoldenStore]) -> TestPlan:
@@ -138,14 +150,24 @@ class TestPlan:
         return cls(ids, {t: s.visibility for s in stores.values() for t in s.tests},
                    {t: spec.timeout for s in stores.values()
                     for t, spec in s.tests.items() if spec.timeout},
-                   {t: spec.file for s in stores.values() for t, spec in s.tests.items()})
+                   {t: spec.file for s in stores.values() for t, spec in s.tests.items()},
+                   {t: spec.seconds + (s.cold_seconds or 0.0) for s in stores.values()
+                    for t, spec in s.tests.items() if spec.seconds is not None})
 
     def only(self, ids: set[str]) -> TestPlan:
         """The same plan restricted to `ids` (order kept)."""
         return TestPlan(tuple(i for i in self.ids if i in ids),
                         {i: v for i, v in self.visibility_of.items() if i in ids},
                         {i: t for i, t in self.timeouts.items() if i in ids},
-                        {i: f for i, f in self.file_of.items() if i in ids})
+                        {i: f for i, f in self.file_of.items() if i in ids},
+                        {i: m for i, m in self.measured.items() if i in ids})
+
+
+def _seconds(value: object) -> float | None:
+    """A stored timing: a finite number >= 0, else None (never measured)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if 0 <= value < float("inf") else None
 
 
 def load_store(assignment: Assignment, visibility: str, base: Path | None = None) -> GoldenStore:

@@ -19,6 +19,7 @@ import faulthandler
 import json
 import os
 import re
+import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -91,6 +92,7 @@ class GradedRun:
         self.error_types: dict[str, str] = {}
         self.error_kinds: dict[str, str] = {}  # the first builtin class (hints match on it)
         self.wheres: dict[str, dict] = {}
+        self.started: dict[str, float] = {}  # test id -> perf_counter at its start event
         # the child's real stderr (pytest captures fd 2 during tests): where hang dumps go
         self.stderr_fd = os.dup(2) if config is not None and config.get("timeouts") else None
 
@@ -128,6 +130,8 @@ class GradedRun:
         deselected = [i for i in items if i not in keep]
         if deselected and not self.local:
             config.hook.pytest_deselected(items=deselected)
+        if self.config is not None and self.config.get("reverse"):
+            keep.reverse()  # golden time: the reference timed in the other order too
         items[:] = keep
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
@@ -142,6 +146,7 @@ class GradedRun:
         spec = graded_spec(item)
         if spec is not None:
             self.emit({"ev": "start", "id": spec.id})
+            self.started[spec.id] = time.perf_counter()
             limit = self.config.get("timeouts", {}).get(spec.id) if self.config else None
             if limit and self.stderr_fd is not None:
                 faulthandler.dump_traceback_later(HANG_DUMP_AT * float(limit),
@@ -197,6 +202,8 @@ class GradedRun:
                  "error_kind": self.error_kinds.get(spec.id),
                  "where": self.wheres.get(spec.id),
                  "obs": rec.observations if rec else []}
+        if spec.id in self.started:  # wall seconds from start to end (golden time: timeouts)
+            event["seconds"] = time.perf_counter() - self.started.pop(spec.id)
         if self.config is not None and self.config["mode"] == "gen":
             path = Path(str(item.path))
             event["meta"] = {"points": spec.points, "timeout": spec.timeout,

@@ -34,7 +34,7 @@ def toy_env(toy_course, tmp_path, monkeypatch) -> Path:
     root = tmp_path / "course"
     shutil.copytree(toy_course, root)
     toml = root / "tests" / "toy" / "assignment.toml"
-    toml.write_text(toml.read_text().replace("test_timeout = 3", "test_timeout = 120")
+    toml.write_text(toml.read_text().replace("test_timeout = 3", "test_timeout = 120\nmeasured_timeouts = false")
                     .replace("run_timeout = 60", "run_timeout = 600"))
     monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(root))
     return root

@@ -61,7 +61,7 @@ def course(toy_course, tmp_path_factory) -> Path:
     toml = tests / "assignment.toml"
     toml.write_text(toml.read_text().replace('package = "toy"', 'package = "toy2"')
                     .replace("number = 99", "number = 98")
-                    .replace("test_timeout = 3", "test_timeout = 60")
+                    .replace("test_timeout = 3", "test_timeout = 60\nmeasured_timeouts = false")
                     .replace("run_timeout = 60", "run_timeout = 300"))
     for f in [*tests.glob("public/*.py"), *tests.glob("hidden/*.py")]:
         f.write_text(f.read_text().replace("import toy\n", "import toy2 as toy\n"))
@@ -73,7 +73,7 @@ def course(toy_course, tmp_path_factory) -> Path:
         f'hint = "{MEAN_HINT}"\n[[mutants.edits]]\nfile = "__init__.py"\n'
         f'old = "return sum(xs) / len(xs)"\nnew = "return sum(xs) / (len(xs) - 1)"\n')
     first = root / "tests" / "toy" / "assignment.toml"
-    first.write_text(first.read_text().replace("test_timeout = 3", "test_timeout = 60")
+    first.write_text(first.read_text().replace("test_timeout = 3", "test_timeout = 60\nmeasured_timeouts = false")
                      .replace("run_timeout = 60", "run_timeout = 300"))
     generate(load("toy2", root))
     return root

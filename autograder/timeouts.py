@@ -1,0 +1,53 @@
+"""Per-test wall timeouts sized from the reference solution's own measured time. Trusted.
+
+`make goldens` times every test of the reference twice (the child's clock, from the test's
+start event to its end event), replaying it on the stored inputs as a graded run does: in test
+order and in reverse order, so that the one-off costs a test pays when it is the first of its child to use a shared
+fixture, a cached model or a lazy import land on other tests. It stores per test its slowest
+run (`TestSpec.seconds`) and per store the cold pool (`GoldenStore.cold_seconds`, `cold_pool`):
+the one-off costs that moved between the two runs, which any test may pay when it is the first
+of its child to need them (after a restart, or under `check --task`).
+
+At grading time a test's limit is
+
+    min(cap, max(FLOOR_S, MULTIPLE x (seconds + cold_seconds)))
+
+where `cap` is what the limit was before timings existed (the test's `@graded(timeout=)`, else
+the assignment's `test_timeout`): a derived limit only ever shortens a hang, never lengthens a
+run. A test without a stored timing (goldens written before timings existed, or a test the
+reverse replay did not pass) keeps its cap, and so does every test of an assignment whose
+assignment.toml says `measured_timeouts = false`. The limits reach the child the way the caps
+did (the parent's plan, the parent's clock); the child cannot change them.
+
+Why these values: a correct submission on a loaded 2-core machine (six processes on two cores
+run each at about a third of its speed) must never reach the limit. MULTIPLE = 10 leaves a 3x
+load slowdown on top of a student's implementation 3x slower than the reference, and the timing
+itself may have been taken on a quiet machine; FLOOR_S = 2 s covers what does not scale with
+the work: a scheduler stall, a page-cache miss, a garbage collection, the parent's polling
+(`runner.POLL_S`, 10 ms at each end). A timing taken on a busy machine only makes limits longer.
+"""
+
+from __future__ import annotations
+
+FLOOR_S = 2.0  # no derived limit is shorter
+MULTIPLE = 10.0  # times the reference's slowest measured run (cold pool included)
+
+
+def derived_timeout(seconds: float | None, cap: float) -> float:
+    """A test's wall limit in seconds from the reference's measured `seconds` (its slowest run
+    plus the store's cold pool; None: never measured) and its `cap` (explicit or default
+    limit, > 0). Always in [min(FLOOR_S, cap), cap]."""
+    if seconds is None or seconds < 0:
+        return cap
+    return min(cap, max(FLOOR_S, MULTIPLE * seconds))
+
+
+def cold_pool(pairs: list[tuple[float, float]]) -> float:
+    """The one-off costs that moved between the forward and the reverse run of the reference,
+    from (forward, reverse) seconds of the tests timed in both: a cost that test A pays going
+    forward and test Z pays in reverse makes A slower forward and Z slower in reverse by the
+    same amount, so the pool is the smaller of the two sums (slower forward, slower in
+    reverse). One heavy test's noise, or a machine busier during one run, moves only one sum."""
+    forward = sum(max(f - r, 0.0) for f, r in pairs)
+    reverse = sum(max(r - f, 0.0) for f, r in pairs)
+    return min(forward, reverse)

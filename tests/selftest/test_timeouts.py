@@ -1,0 +1,213 @@
+"""Per-test timeouts sized from the reference's measured time (autograder/timeouts.py): a hang
+costs a multiple of what the reference needs, not the assignment's default limit.
+
+Nothing here is timed: each test asserts on the limit that stopped a test (the message the
+parent wrote, derived from the goldens' timings) or on the formula, never on wall time.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from autograder import runner
+from autograder import store as golden_store
+from autograder.assignments import load
+from autograder.goldens import _manifest_differences, _timed
+from autograder.grading import grade_submission_root
+from autograder.runner import RunRequest, RunResult
+from autograder.sandbox import SandboxPolicy
+from autograder.starter import without_markers
+from autograder.store import GoldenStore, load_store, load_stores
+from autograder.timeouts import FLOOR_S, MULTIPLE, cold_pool, derived_timeout
+
+ROOT = Path(__file__).resolve().parents[2]
+EXP_BODY = "        out = Tensor(np.exp(self.data), _parents=(self,))\n"
+TOY_SOLUTION = without_markers(
+    (Path(__file__).parent / "toy_course/solutions/toy/__init__.py").read_text())
+
+
+def limit_from_goldens(store: GoldenStore, test_id: str, default: float) -> float:
+    """The limit the goldens give a test, computed here from the stored fields."""
+    test = store.tests[test_id]
+    assert test.seconds is not None and store.cold_seconds is not None, \
+        f"{store.assignment} goldens hold no timings: run `python -m autograder goldens`"
+    cap = test.timeout or default
+    return min(cap, max(FLOOR_S, MULTIPLE * (test.seconds + store.cold_seconds)))
+
+
+def hanging_minigrad(tmp_path: Path) -> tuple[Path, int]:
+    """The reference minigrad with `while True: pass` at the top of exp(); its line."""
+    pkg = tmp_path / "sub" / "minigrad"
+    shutil.copytree(ROOT / "solutions" / "minigrad", pkg)
+    engine = pkg / "engine.py"
+    source = engine.read_text()
+    assert source.count(EXP_BODY) == 1
+    engine.write_text(source.replace(EXP_BODY, "        while True: pass\n" + EXP_BODY))
+    line = engine.read_text().splitlines().index("        while True: pass") + 1
+    return tmp_path / "sub", line
+
+
+def test_a_hang_in_exp_costs_the_limit_the_goldens_give_each_test(tmp_path, monkeypatch):
+    """The issue's case: an endless loop in minigrad's exp(). Every test that reaches it is
+    stopped at its derived limit (shorter than the assignment's default), the message names
+    exp() and its line, every other test scores as on the reference, and each hang costs one
+    fresh child (not one per test file left)."""
+    minigrad = load("minigrad", ROOT)
+    store = load_store(minigrad, "public")
+    sub, line = hanging_minigrad(tmp_path)
+    children = []
+    child = runner.FolderRun._child
+
+    def counted(self, *args):
+        children.append(args[2])  # the tests this child was asked to run
+        return child(self, *args)
+
+    monkeypatch.setattr(runner.FolderRun, "_child", counted)
+    grade = grade_submission_root(minigrad, sub, ("public",))
+    timed_out = {t.id for t in grade.tests if grade.run.records[t.id].status == "timeout"}
+    assert timed_out, "no test reached the hang"
+    assert len(children) == len(timed_out) + 1
+    for test in grade.tests:
+        if test.id not in timed_out:
+            assert test.passed and test.points == test.max_points, (test.id, test.message)
+            continue
+        limit = limit_from_goldens(store, test.id, minigrad.test_timeout)
+        assert limit < minigrad.test_timeout  # derived, not the default
+        assert grade.run.records[test.id].error.startswith(
+            f"timed out after {limit:g} s in exp() at minigrad/engine.py:{line} "), test.id
+        assert test.points == 0
+
+
+def test_the_child_cannot_lengthen_its_own_limit(toy, tmp_path):
+    """The child rewrites its own config (the copy of its limits it was given) at import and
+    hangs: the parent still stops it at the limit from the goldens."""
+    attack = ("import json as _j, sys as _s\n"
+              "try:\n"
+              "    _c = _j.load(open(_s.argv[1]))\n"
+              "    _c['timeouts'] = {k: 1e6 for k in _c['timeouts']}\n"
+              "    _j.dump(_c, open(_s.argv[1], 'w'))\n"
+              "except Exception:\n"
+              "    pass\n")
+    source = attack + TOY_SOLUTION.replace("return a + b", "while True: pass")
+    (tmp_path / "sub" / "toy").mkdir(parents=True)
+    (tmp_path / "sub" / "toy" / "__init__.py").write_text(source)
+    grade = grade_submission_root(toy, tmp_path / "sub", ("public",))
+    limit = limit_from_goldens(load_store(toy, "public"), "test_add", toy.test_timeout)
+    assert limit < toy.test_timeout
+    record = grade.run.records["test_add"]
+    assert record.status == "timeout"
+    assert re.match(rf"timed out after {limit:g} s in add\(\)", record.error), record.error
+
+
+def test_goldens_store_a_timing_for_every_test(toy):
+    for vis in ("public", "hidden"):
+        store = load_store(toy, vis)
+        assert store.cold_seconds is not None and store.cold_seconds >= 0
+        assert all(t.seconds is not None and t.seconds >= 0 for t in store.tests.values())
+
+
+def test_goldens_without_timings_keep_the_default_limits(toy, tmp_path):
+    """A store written before timings existed (no `seconds`, no `cold_seconds`) still loads,
+    and its tests keep their explicit limit or the assignment's default; so do malformed
+    timings, and every test of an assignment that turns measured timeouts off."""
+    data = load_store(toy, "public").to_dict()
+    del data["cold_seconds"]
+    for test in data["tests"].values():
+        del test["seconds"]
+    old = GoldenStore.from_dict(data)
+    assert all(t.seconds is None for t in old.tests.values()) and old.cold_seconds is None
+    plan = golden_store.TestPlan.from_stores({"public": old})
+    request = RunRequest(toy, toy.solutions, "replay", plan, SandboxPolicy.create())
+    assert {request.test_timeout(t) for t in plan.ids} == {toy.test_timeout}
+    for bad in ("1", -1.0, True, float("nan"), None):
+        data["tests"]["test_add"]["seconds"] = bad
+        assert GoldenStore.from_dict(data).tests["test_add"].seconds is None
+    timed = golden_store.TestPlan.from_stores({"public": load_store(toy, "public")})
+    off = replace(toy, measured_timeouts=False)
+    assert RunRequest(toy, toy.solutions, "replay", timed, SandboxPolicy.create()) \
+        .test_timeout("test_add") < toy.test_timeout
+    assert RunRequest(off, toy.solutions, "replay", timed, SandboxPolicy.create()) \
+        .test_timeout("test_add") == toy.test_timeout
+
+
+def test_measured_timeouts_must_be_a_boolean(toy_course, tmp_path):
+    root = tmp_path / "course"
+    shutil.copytree(toy_course, root)
+    toml = root / "tests" / "toy" / "assignment.toml"
+    toml.write_text(toml.read_text() + 'measured_timeouts = "no"\n')
+    with pytest.raises(Exception, match="measured_timeouts must be true or false"):
+        load("toy", root)
+
+
+@pytest.mark.parametrize("seconds, cap, limit", [
+    (None, 10.0, 10.0),  # never measured: the cap, as before timings existed
+    (0.001, 10.0, FLOOR_S),  # a fast test: the floor
+    (0.5, 10.0, 0.5 * MULTIPLE),  # the multiple of the reference's time
+    (4.0, 10.0, 10.0),  # never above the cap
+    (0.001, 1.0, 1.0),  # an explicit cap below the floor stays
+])
+def test_derived_timeout(seconds, cap, limit):
+    assert derived_timeout(seconds, cap) == pytest.approx(limit)
+
+
+def test_cold_pool_counts_a_cost_that_moved_once_and_ignores_one_sided_noise():
+    # a 0.3 s import paid by the first test going forward and by the last one in reverse
+    assert cold_pool([(0.31, 0.01), (0.01, 0.01), (0.01, 0.31)]) == pytest.approx(0.3)
+    # one heavy test slower forward (a busier machine during one run): nothing moved
+    assert cold_pool([(2.0, 1.0), (0.01, 0.01), (0.02, 0.02)]) == pytest.approx(0.0)
+
+
+def test_timed_stores_take_the_slowest_run_and_drop_a_test_a_replay_failed(toy):
+    stores = load_stores(toy, ("public",))
+    ids = list(stores["public"].tests)
+
+    def run(seconds: dict) -> RunResult:
+        records = {t: runner.TestRecord(t, "ended", "passed", seconds=s) for t, s in seconds.items()}
+        return RunResult(records, [], "", 0, 0.0)
+
+    forward = run({t: 0.1 * (i + 1) for i, t in enumerate(ids)})
+    reverse = run({t: 0.05 for t in ids})
+    reverse.records[ids[0]].outcome = "failed"  # depends on the order: keeps no timing
+    timed = _timed(stores, forward, reverse)["public"]
+    assert timed.tests[ids[0]].seconds is None
+    assert [timed.tests[t].seconds for t in ids[1:]] == \
+        [pytest.approx(0.1 * (i + 2)) for i in range(len(ids) - 1)]
+    assert timed.cold_seconds == 0.0  # every difference is one-sided
+
+
+def test_stale_check_ignores_timings(toy):
+    store = load_store(toy, "public")
+    slower = replace(store, tests={t: replace(s, seconds=(s.seconds or 0) + 5)
+                                   for t, s in store.tests.items()}, cold_seconds=9.0)
+    assert _manifest_differences(store, slower) == []
+    assert json.loads(json.dumps(slower.to_dict()))["cold_seconds"] == 9.0
+
+
+def test_the_timing_replay_runs_the_tests_in_reverse(toy, monkeypatch):
+    """The second timing of the reference really runs the other way round (else the cold
+    pool would always be zero)."""
+    ended: list[str] = []
+    record_end = runner.FolderRun._record_end
+
+    def spy(self, ev):
+        ended.append(ev["id"])
+        return record_end(self, ev)
+
+    monkeypatch.setattr(runner.FolderRun, "_record_end", spy)
+    plan = golden_store.TestPlan.from_stores(load_stores(toy, ("public",)))
+    orders = []
+    for reverse in (False, True):
+        ended.clear()
+        result = runner.run_tests(RunRequest(toy, toy.solutions, "replay", plan,
+                                             SandboxPolicy.create(), trusted=True,
+                                             reverse=reverse))
+        assert all(r.outcome == "passed" and r.seconds is not None
+                   for r in result.records.values())
+        orders.append(list(ended))
+    assert len(orders[0]) > 1 and orders[1] == orders[0][::-1]
