@@ -23,7 +23,7 @@ from .audiences import share
 from .boxes import BoxFactory, ChildBox, HostBox, hidden_refusal
 from .sandbox import Capabilities, SandboxPolicy, capabilities
 from .store import TestPlan
-from .timeouts import derived_timeout
+from .timeouts import grading_timeout
 
 HARNESS = Path(__file__).resolve().parent / "harness"
 _BUILTIN_EXCEPTIONS = {n for n, v in vars(builtins).items()
@@ -112,7 +112,7 @@ class RunRequest:
             return default * self.timeout_scale
         cap = self.plan.timeouts.get(test_id) or default
         measured = self.plan.measured.get(test_id) if self.assignment.measured_timeouts else None
-        return derived_timeout(measured, cap) * self.timeout_scale
+        return grading_timeout(measured, cap) * self.timeout_scale
 
     def run_limit(self) -> float:
         """The whole run's wall-clock limit in seconds."""

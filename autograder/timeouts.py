@@ -25,21 +25,45 @@ load slowdown on top of a student's implementation 3x slower than the reference,
 itself may have been taken on a quiet machine; FLOOR_S = 2 s covers what does not scale with
 the work: a scheduler stall, a page-cache miss, a garbage collection, the parent's polling
 (`runner.POLL_S`, 10 ms at each end). A timing taken on a busy machine only makes limits longer.
+
+A machine busier at grading time than when the goldens were made stretches every derived limit
+by `machine_slowdown()` (the 1-minute load average per core, at least 1; still never past the
+cap): on a quiet machine a hang costs the derived limit, while a correct submission graded on a
+machine running 30 processes on 2 cores gets 15 times as long rather than a timeout.
 """
 
 from __future__ import annotations
+
+import os
 
 FLOOR_S = 2.0  # no derived limit is shorter
 MULTIPLE = 10.0  # times the reference's slowest measured run (cold pool included)
 
 
-def derived_timeout(seconds: float | None, cap: float) -> float:
+def derived_timeout(seconds: float | None, cap: float, slowdown: float = 1.0) -> float:
     """A test's wall limit in seconds from the reference's measured `seconds` (its slowest run
-    plus the store's cold pool; None: never measured) and its `cap` (explicit or default
-    limit, > 0). Always in [min(FLOOR_S, cap), cap]."""
+    plus the store's cold pool; None: never measured), its `cap` (explicit or default
+    limit, > 0) and how much slower the machine is now (`slowdown` >= 1, see
+    machine_slowdown). Always in [min(FLOOR_S, cap), cap]."""
     if seconds is None or seconds < 0:
         return cap
-    return min(cap, max(FLOOR_S, MULTIPLE * seconds))
+    return min(cap, max(1.0, slowdown) * max(FLOOR_S, MULTIPLE * seconds))
+
+
+def machine_slowdown() -> float:
+    """How many runnable processes share each core now (the 1-minute load average over the
+    usable cores), at least 1: the factor a CPU-bound test is slowed by on this machine."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average (not Linux): assume a quiet machine
+        return 1.0
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1.0, load / max(1, cores or 1))
+
+
+def grading_timeout(seconds: float | None, cap: float) -> float:
+    """derived_timeout at this machine's current slowdown: the limit a graded run uses."""
+    return derived_timeout(seconds, cap, machine_slowdown())
 
 
 def cold_pool(pairs: list[tuple[float, float]]) -> float:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import runner
+from autograder import runner, timeouts
 from autograder import store as golden_store
 from autograder.assignments import load
 from autograder.goldens import _manifest_differences, _timed
@@ -30,6 +30,13 @@ ROOT = Path(__file__).resolve().parents[2]
 EXP_BODY = "        out = Tensor(np.exp(self.data), _parents=(self,))\n"
 TOY_SOLUTION = without_markers(
     (Path(__file__).parent / "toy_course/solutions/toy/__init__.py").read_text())
+
+
+@pytest.fixture(autouse=True)
+def quiet_machine(monkeypatch):
+    """Every limit here is the quiet machine's (slowdown 1), whatever the load while the tests
+    run: the messages name exact limits. test_a_busy_machine_stretches_the_limit covers the rest."""
+    monkeypatch.setattr(timeouts, "machine_slowdown", lambda: 1.0)
 
 
 def limit_from_goldens(store: GoldenStore, test_id: str, default: float) -> float:
@@ -211,3 +218,17 @@ def test_the_timing_replay_runs_the_tests_in_reverse(toy, monkeypatch):
                    for r in result.records.values())
         orders.append(list(ended))
     assert len(orders[0]) > 1 and orders[1] == orders[0][::-1]
+
+
+@pytest.mark.parametrize("load, cores, slowdown", [(0.3, 2, 1.0), (6.0, 2, 3.0), (30.0, 2, 15.0)])
+def test_a_busy_machine_stretches_the_limit(monkeypatch, load, cores, slowdown):
+    """The load average per core stretches every derived limit (a correct submission on a
+    machine running 30 processes on 2 cores must not time out), never below the quiet limit and
+    never past the cap."""
+    monkeypatch.undo()  # the real machine_slowdown, on a faked load average
+    monkeypatch.setattr(timeouts.os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(timeouts.os, "sched_getaffinity", lambda pid: set(range(cores)))
+    assert timeouts.machine_slowdown() == pytest.approx(slowdown)
+    assert timeouts.grading_timeout(0.3, 100.0) == pytest.approx(slowdown * 0.3 * MULTIPLE)
+    assert timeouts.grading_timeout(0.001, 100.0) == pytest.approx(slowdown * FLOOR_S)
+    assert timeouts.grading_timeout(5.0, 10.0) == 10.0  # the cap still caps
