@@ -5,7 +5,8 @@
 # ~/.cache/training-systems-setup/uv-VERSION, so a fresh clone reuses it), handing it
 # pip's own configuration (find-links, indexes, constraints: `pip config list`, PIP_* variables)
 # so it picks the very wheels pip would (this machine's local CPU torch wheel, never a CUDA
-# download). No bytecode is compiled at install time (Python compiles on first import).
+# download). No bytecode is compiled at install time; .ci/warm_bytecode.py then writes the
+# .pyc files the sandboxed children read (they run with -B and never write any).
 # pip is the fallback when uv cannot be installed or run; SETUP_INSTALLER=pip forces it.
 # Needs python3 (PYTHON) with the venv module.
 set -euo pipefail
@@ -64,6 +65,9 @@ uv_install() {
     "${cmd[@]}" --offline >/dev/null 2>&1 || "${cmd[@]}"
 }
 
+# the .pyc files the sandboxed children (python -I -B) read but never write: .ci/warm_bytecode.py
+warm_bytecode() { "$PY" .ci/warm_bytecode.py >/dev/null 2>&1 || true; }
+
 if [ "${SETUP_INSTALLER:-uv}" = uv ]; then
     test -x "$PY" || "$PYTHON" -m venv --without-pip .venv
     if ! uv_ready; then
@@ -71,7 +75,7 @@ if [ "${SETUP_INSTALLER:-uv}" = uv ]; then
             --upgrade --target "$BOOT" "uv==$UV_VERSION" >/dev/null 2>&1 || true
     fi
     if uv_ready; then
-        uv_install && exit 0
+        uv_install && { warm_bytecode; exit 0; }
         echo "note: uv could not install the dependencies; falling back to pip" >&2
     else
         echo "note: uv $UV_VERSION is unavailable; installing with pip" >&2
@@ -79,3 +83,4 @@ if [ "${SETUP_INSTALLER:-uv}" = uv ]; then
 fi
 test -x "$PY" || "$PYTHON" -m venv .venv
 pip_install -e "$spec"
+warm_bytecode

@@ -1,0 +1,43 @@
+"""Compile the bytecode the sandboxed children need, once, at setup: the children run
+`python -I -B` (they never write .pyc files), and setup installs without compiling, so without
+this every child would recompile what it imports (`import torch` alone: about 6.4 s of CPU
+instead of 2.4 s). Importing the libraries and building one tiny model of each kind the tests
+build makes Python write exactly the .pyc files a graded run reads, in a few seconds - instead
+of compiling all of site-packages. Best effort: a missing library is skipped."""
+
+import importlib
+import sys
+
+MODULES = ["numpy", "scipy.stats", "scipy.optimize", "scipy.integrate", "torch",
+           "torch.distributed", "torch.optim", "torch._dynamo", "torch.nn.functional",
+           "torch.utils.data", "pytest", "pytest_timeout", "hypothesis", "transformers",
+           "transformers.models.gpt2.modeling_gpt2", "transformers.models.llama.modeling_llama",
+           "transformers.models.clip.modeling_clip"]
+
+
+def main() -> int:
+    for name in MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - best effort
+            pass
+    try:  # what building and running a small model pulls in lazily
+        import torch
+        import transformers
+        transformers.logging.set_verbosity_error()
+        for config, model in ((transformers.GPT2Config(n_layer=1, n_head=2, n_embd=8),
+                               transformers.GPT2LMHeadModel),
+                              (transformers.LlamaConfig(num_hidden_layers=1, hidden_size=8,
+                                                        intermediate_size=16,
+                                                        num_attention_heads=2,
+                                                        num_key_value_heads=2),
+                               transformers.LlamaForCausalLM)):
+            model(config).eval()(torch.zeros(1, 3, dtype=torch.long))
+        torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1).step()
+    except Exception:  # noqa: BLE001 - best effort
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
