@@ -21,7 +21,7 @@ import pytest
 from helpers import SOLUTION, submission
 from rich.console import Console
 
-from autograder import cli, runner, store
+from autograder import cli, runner, store, timeouts
 from autograder.compare import ranked_hints
 from autograder.grading import grade_submission_root
 from autograder.report import render, results_json
@@ -98,6 +98,7 @@ def test_a_hang_costs_only_the_tests_that_reach_it(toy, tmp_path, monkeypatch):
     """The hang in add() and in mean([]) times out both tests of Task 2's file; with the
     restart cap at 1, the old engine left Task 1's test (the next file) not run."""
     monkeypatch.setattr(runner, "MAX_RESTARTS", 1)
+    monkeypatch.setattr(timeouts, "machine_slowdown", lambda: 1.0)  # the snapshot's quiet limit
     source = KINDS["timeout"].replace(EMPTY_MEAN, "    while not xs: pass")
     started = time.monotonic()
     grade = grade_submission_root(toy, submission(tmp_path, source))
