@@ -29,15 +29,17 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ..assignments import Assignment
+from .accumulate import command_sample, figures, is_old, lower_bound, merge, reclassified, upgrade
 from .generation import Mutation, MutationError, generate, sample
-from .report import EQUIVALENT_FILE, previous_summaries, reclassified, render_report, report_path, summary
+from .report import EQUIVALENT_FILE, previous_summaries, render_report, report_path, with_readme_table
 
 __all__ = ["EQUIVALENT_FILE", "AssignmentMutation", "Mutation", "MutationError", "Outcome",
-           "equivalent_mutants", "generate", "grade_mutation", "run_assignment", "run_mutation",
-           "sample"]
+           "equivalent_mutants", "figures", "generate", "grade_mutation", "lower_bound",
+           "run_assignment", "run_mutation", "sample", "stored_summaries"]
 
 TARGET_SCORE = 0.95
 _ENTRY = re.compile(r"^- `(?P<key>[^`]+)`\s*(?::|—|-)?\s*(?P<reason>.*)$")
@@ -61,6 +63,7 @@ class AssignmentMutation:
     outcomes: list[Outcome] = field(default_factory=list)
     stale_equivalents: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    keys: list[str] = field(default_factory=list)  # every generated mutant's key
 
     def count(self, status: str) -> int:
         return sum(o.status == status for o in self.outcomes)
@@ -118,13 +121,22 @@ def grade_mutation(assignment: Assignment, mutation: Mutation) -> Outcome:
 
 
 def run_assignment(assignment: Assignment, n: int | None = None, seed: int = 0,
-                   progress: Callable[[str], None] | None = None) -> AssignmentMutation:
-    """Generate the mutants, grade a seeded sample of n (all when None); listed equivalent
+                   progress: Callable[[str], None] | None = None,
+                   only: list[str] | None = None) -> AssignmentMutation:
+    """Generate the mutants, grade a seeded sample of n (all when None), or only the mutants
+    keyed in `only` (MutationError naming one that is not generated); listed equivalent
     mutants are not graded."""
     started = time.monotonic()
     mutations = generate(assignment)
     equivalents = equivalent_mutants(assignment)
-    chosen = sample(mutations, n, seed, assignment.name)
+    if only is not None:
+        by_key = {m.key: m for m in mutations}
+        unknown = [k for k in only if k not in by_key]
+        if unknown:
+            raise MutationError(f"{assignment.name}: no such mutant: {unknown[0]}")
+        chosen = [by_key[k] for k in dict.fromkeys(only)]
+    else:
+        chosen = sample(mutations, n, seed, assignment.name)
     result = AssignmentMutation(assignment.name, len(mutations), len(chosen),
                                 stale_equivalents=sorted(set(equivalents)
                                                          - {m.key for m in mutations}))
@@ -139,45 +151,100 @@ def run_assignment(assignment: Assignment, n: int | None = None, seed: int = 0,
                      f"{outcome.seconds:5.1f} s  {mutation.key}"
                      + (f"  [{outcome.where}]" if outcome.status == "killed" else ""))
     result.seconds = time.monotonic() - started
+    result.keys = [m.key for m in mutations]
     return result
 
 
+def _command(name: str, n: int | None, seed: int, only: list[str] | None) -> str:
+    if only is not None:
+        return f"python -m autograder mutation {name} " + " ".join(
+            f"--mutant '{k}'" for k in only)
+    return (f"python -m autograder mutation {name}"
+            + (f" --sample {n}" if n is not None else "") + f" --seed {seed}")
+
+
+def stored_summaries(path: Path, present: dict[str, Assignment]) -> dict[str, dict]:
+    """The report's accumulated summaries; ones in the previous format are upgraded by
+    redrawing their run's seeded sample from today's mutants (accumulate.upgrade)."""
+    summaries = {}
+    for name, d in previous_summaries(path).items():
+        if is_old(d):
+            n, seed = command_sample(d["command"])
+            keys = ([m.key for m in sample(generate(present[name]), None, seed, name)]
+                    if name in present else None)
+            d = upgrade(d, keys, equivalent_mutants(present[name]) if name in present else {})
+        summaries[name] = d
+    return summaries
+
+
+def _write(path: Path, summaries: dict[str, dict], present: dict[str, Assignment]) -> list[dict]:
+    """Reclassify against today's equivalent lists, write the report (teaching order) and,
+    for the course's own report, README's mutation table."""
+    from ..assignments import course_root
+
+    summaries = {name: reclassified(d, equivalent_mutants(present[name]))
+                 if name in present else d for name, d in summaries.items()}
+    order = list(present)
+    ordered = sorted(summaries.values(), key=lambda d: order.index(d["assignment"])
+                     if d["assignment"] in order else len(order))
+    path.write_text(render_report(ordered), encoding="utf-8")
+    readme = course_root() / "README.md"
+    if path.resolve() == report_path(course_root()).resolve() and readme.exists():
+        text = readme.read_text(encoding="utf-8")
+        updated = with_readme_table(text, ordered)
+        if updated != text:
+            readme.write_text(updated, encoding="utf-8")
+    return ordered
+
+
 def run_mutation(names: list[str], n: int | None = None, seed: int = 0,
-                 report: Path | None = None) -> int:
+                 report: Path | None = None, only: list[str] | None = None) -> int:
     """`python -m autograder mutation`: run the named assignments (default: all), one at a
-    time, print progress and survivors, and update the report (other assignments' figures are
-    kept). Exit status 1 when an assignment scores below TARGET_SCORE, 2 on a bad list."""
+    time, print progress and survivors, and add each run's verdicts to the report's
+    accumulated sample (other assignments' figures are kept). `only`: grade just these mutant
+    keys (one assignment). Exit status 1 when an assignment scores below TARGET_SCORE, 2 on a
+    bad list."""
     from ..assignments import course_root, discover, load
 
     assignments = [load(a) for a in names] if names else discover()
+    if only is not None and len(assignments) != 1:
+        print("error: --mutant needs exactly one assignment")
+        return 2
     path = report or report_path(course_root())
-    summaries = previous_summaries(path)
+    present = {a.name: a for a in discover()}
+    summaries = stored_summaries(path, present)
     low = []
     for assignment in assignments:
         try:
             result = run_assignment(assignment, n, seed,
-                                    progress=lambda line: print(line, flush=True))
+                                    progress=lambda line: print(line, flush=True), only=only)
         except MutationError as e:
             print(f"error: {e}")
             return 2
-        score = "n/a" if result.score is None else f"{100 * result.score:.1f} %"
-        print(f"{assignment.name}: {result.generated} mutants, {result.sampled} graded, "
+        run = {"command": _command(assignment.name, n, seed, only), "seed": seed, "sample": n,
+               "date": datetime.now(UTC).date().isoformat(),
+               "seconds": round(result.seconds)}
+        before = summaries.get(assignment.name)
+        merged = merge(before, assignment.name, result.keys,
+                       {o.mutation.key: o.status for o in result.outcomes}, run)
+        gone = sorted(set(before["mutants"]) - set(merged["mutants"])) if before else []
+        for key in gone:
+            print(f"{assignment.name}: dropped (no longer generated): {key}", flush=True)
+        summaries[assignment.name] = merged
+        ordered = _write(path, summaries, present)  # after each assignment
+        f = figures(next(d for d in ordered if d["assignment"] == assignment.name))
+        print(f"{assignment.name}: {result.generated} mutants, {result.sampled} graded now, "
               f"{result.count('killed')} killed, {result.count('survived')} survived, "
-              f"{result.count('equivalent')} equivalent: score {score} "
-              f"({result.seconds:.0f} s)", flush=True)
-        command = (f"python -m autograder mutation {assignment.name}"
-                   + (f" --sample {n}" if n is not None else "") + f" --seed {seed}")
-        summaries[assignment.name] = summary(result, command)
-        present = {a.name: a for a in discover()}
-        summaries = {name: reclassified(d, equivalent_mutants(present[name]))
-                     if name in present else d for name, d in summaries.items()}
-        order = list(present)
-        ordered = sorted(summaries.values(), key=lambda d: order.index(d["assignment"])
-                         if d["assignment"] in order else len(order))
-        path.write_text(render_report(ordered), encoding="utf-8")  # after each assignment
-        if result.score is not None and result.score < TARGET_SCORE:
+              f"{result.count('equivalent')} equivalent ({result.seconds:.0f} s); "
+              f"accumulated: {f['graded']} graded, score {_percent(f['score'])}, "
+              f"{_percent(f['lower_bound'])} lower bound", flush=True)
+        if f["score"] is not None and f["score"] < TARGET_SCORE:
             low.append(assignment.name)
     print(f"report: {path}")
     if low:
         print(f"below {100 * TARGET_SCORE:g} %: {', '.join(low)}")
     return 1 if low else 0
+
+
+def _percent(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f} %"
