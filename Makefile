@@ -52,12 +52,13 @@ starter: setup
 selftest: setup
 	$(PY) -m autograder selftest $(ONLY)
 
-# mutation testing of solutions/ (cosmic-ray mutants, graded by the engine); writes
-# tests/mutation_report.md. SAMPLE=all grades every mutant (hours); make test runs a smaller sample.
+# mutation testing of solutions/ (cosmic-ray mutants, graded by the engine); adds the verdicts to
+# the sample accumulated in tests/mutation_report.md (SEED=1, 2, ... draws new mutants) and its
+# README table. SAMPLE=all grades every mutant (hours); make test runs a smaller sample.
 SAMPLE ?= 40
 .PHONY: mutation
 mutation: setup
-	$(PY) -m autograder mutation $(ONLY) $(if $(filter all,$(SAMPLE)),,--sample $(SAMPLE))
+	$(PY) -m autograder mutation $(ONLY) $(if $(filter all,$(SAMPLE)),,--sample $(SAMPLE)) $(if $(SEED),--seed $(SEED))
 
 bench: setup-instructor   # 40-60 min on 2 shared cores: every bench/bench_*.py's rows() -> bench/results.{json,md}, README
 	$(PY) bench/run_all.py

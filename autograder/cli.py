@@ -226,7 +226,7 @@ def cmd_mutation(args: argparse.Namespace) -> int:
     from .mutation import run_mutation
 
     return run_mutation(args.assignments, args.sample, args.seed,
-                        Path(args.report) if args.report else None)
+                        Path(args.report) if args.report else None, args.mutant)
 
 
 def cmd_starter(args: argparse.Namespace) -> int:
@@ -367,7 +367,10 @@ def _add_course_commands(sub) -> None:
                                               "assignment (default: all)")
     p.add_argument("--seed", type=int, default=0, help="the sample's seed (default: 0)")
     p.add_argument("--report", help="where to write the report (default: "
-                                    "tests/mutation_report.md)")
+                                    "tests/mutation_report.md; runs accumulate in it)")
+    p.add_argument("--mutant", action="append", metavar="KEY",
+                   help="grade only this mutant (its key as the report names it; repeatable; "
+                        "one assignment)")
     p.set_defaults(fn=cmd_mutation)
     p = sub.add_parser("starter", help="generate starter/ from the solutions' markers "
                                        "(instructors)")

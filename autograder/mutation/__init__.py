@@ -32,12 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..assignments import Assignment
+from .accumulate import figures, lower_bound
 from .generation import Mutation, MutationError, generate, sample
-from .report import EQUIVALENT_FILE, previous_summaries, reclassified, render_report, report_path, summary
+from .report import EQUIVALENT_FILE
 
 __all__ = ["EQUIVALENT_FILE", "AssignmentMutation", "Mutation", "MutationError", "Outcome",
-           "equivalent_mutants", "generate", "grade_mutation", "run_assignment", "run_mutation",
-           "sample"]
+           "equivalent_mutants", "figures", "generate", "grade_mutation", "lower_bound",
+           "run_assignment", "run_mutation", "sample", "stored_summaries", "write_report"]
 
 TARGET_SCORE = 0.95
 _ENTRY = re.compile(r"^- `(?P<key>[^`]+)`\s*(?::|—|-)?\s*(?P<reason>.*)$")
@@ -61,6 +62,7 @@ class AssignmentMutation:
     outcomes: list[Outcome] = field(default_factory=list)
     stale_equivalents: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    keys: list[str] = field(default_factory=list)  # every generated mutant's key
 
     def count(self, status: str) -> int:
         return sum(o.status == status for o in self.outcomes)
@@ -118,13 +120,22 @@ def grade_mutation(assignment: Assignment, mutation: Mutation) -> Outcome:
 
 
 def run_assignment(assignment: Assignment, n: int | None = None, seed: int = 0,
-                   progress: Callable[[str], None] | None = None) -> AssignmentMutation:
-    """Generate the mutants, grade a seeded sample of n (all when None); listed equivalent
+                   progress: Callable[[str], None] | None = None,
+                   only: list[str] | None = None) -> AssignmentMutation:
+    """Generate the mutants, grade a seeded sample of n (all when None), or only the mutants
+    keyed in `only` (MutationError naming one that is not generated); listed equivalent
     mutants are not graded."""
     started = time.monotonic()
     mutations = generate(assignment)
     equivalents = equivalent_mutants(assignment)
-    chosen = sample(mutations, n, seed, assignment.name)
+    if only is not None:
+        by_key = {m.key: m for m in mutations}
+        unknown = [k for k in only if k not in by_key]
+        if unknown:
+            raise MutationError(f"{assignment.name}: no such mutant: {unknown[0]}")
+        chosen = [by_key[k] for k in dict.fromkeys(only)]
+    else:
+        chosen = sample(mutations, n, seed, assignment.name)
     result = AssignmentMutation(assignment.name, len(mutations), len(chosen),
                                 stale_equivalents=sorted(set(equivalents)
                                                          - {m.key for m in mutations}))
@@ -139,45 +150,8 @@ def run_assignment(assignment: Assignment, n: int | None = None, seed: int = 0,
                      f"{outcome.seconds:5.1f} s  {mutation.key}"
                      + (f"  [{outcome.where}]" if outcome.status == "killed" else ""))
     result.seconds = time.monotonic() - started
+    result.keys = [m.key for m in mutations]
     return result
 
 
-def run_mutation(names: list[str], n: int | None = None, seed: int = 0,
-                 report: Path | None = None) -> int:
-    """`python -m autograder mutation`: run the named assignments (default: all), one at a
-    time, print progress and survivors, and update the report (other assignments' figures are
-    kept). Exit status 1 when an assignment scores below TARGET_SCORE, 2 on a bad list."""
-    from ..assignments import course_root, discover, load
-
-    assignments = [load(a) for a in names] if names else discover()
-    path = report or report_path(course_root())
-    summaries = previous_summaries(path)
-    low = []
-    for assignment in assignments:
-        try:
-            result = run_assignment(assignment, n, seed,
-                                    progress=lambda line: print(line, flush=True))
-        except MutationError as e:
-            print(f"error: {e}")
-            return 2
-        score = "n/a" if result.score is None else f"{100 * result.score:.1f} %"
-        print(f"{assignment.name}: {result.generated} mutants, {result.sampled} graded, "
-              f"{result.count('killed')} killed, {result.count('survived')} survived, "
-              f"{result.count('equivalent')} equivalent: score {score} "
-              f"({result.seconds:.0f} s)", flush=True)
-        command = (f"python -m autograder mutation {assignment.name}"
-                   + (f" --sample {n}" if n is not None else "") + f" --seed {seed}")
-        summaries[assignment.name] = summary(result, command)
-        present = {a.name: a for a in discover()}
-        summaries = {name: reclassified(d, equivalent_mutants(present[name]))
-                     if name in present else d for name, d in summaries.items()}
-        order = list(present)
-        ordered = sorted(summaries.values(), key=lambda d: order.index(d["assignment"])
-                         if d["assignment"] in order else len(order))
-        path.write_text(render_report(ordered), encoding="utf-8")  # after each assignment
-        if result.score is not None and result.score < TARGET_SCORE:
-            low.append(assignment.name)
-    print(f"report: {path}")
-    if low:
-        print(f"below {100 * TARGET_SCORE:g} %: {', '.join(low)}")
-    return 1 if low else 0
+from .run import run_mutation, stored_summaries, write_report  # noqa: E402 - uses the above

@@ -1,35 +1,25 @@
-"""tests/mutation_report.md: one summary per assignment (plain data kept in the report itself,
-so a run of some assignments keeps the others' figures), rendered as Markdown."""
+"""tests/mutation_report.md: one accumulated summary per assignment (plain data kept in the
+report itself, see accumulate.py), rendered as Markdown, and README's mutation table rendered
+from the same summaries."""
 
 from __future__ import annotations
 
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from . import AssignmentMutation
+from .accumulate import CONFIDENCE, figures, survivors
 
 EQUIVALENT_FILE = "EQUIVALENT_MUTANTS.md"
 REPORT_NAME = "mutation_report.md"
+README_START, README_END = "<!-- mutation:start -->", "<!-- mutation:end -->"
 
-_DATA = re.compile(r"<!-- mutation-data (\{.*\}) -->")
-
-
-def summary(r: AssignmentMutation, command: str) -> dict:
-    """What the report keeps of one assignment's run (plain data)."""
-    return {"assignment": r.assignment, "generated": r.generated, "sampled": r.sampled,
-            "killed": r.count("killed"), "survived": r.count("survived"),
-            "equivalent": r.count("equivalent"), "score": r.score, "seconds": round(r.seconds),
-            "command": command,
-            "survivors": [o.mutation.key for o in r.outcomes if o.status == "survived"],
-            "stale_equivalents": r.stale_equivalents}
+_DATA = re.compile(r"<!-- mutation-data (\{.*\}) -->", re.DOTALL)
 
 
 def previous_summaries(path: Path) -> dict[str, dict]:
-    """The per-assignment data of an existing report (so a run of some assignments keeps the
-    others' figures)."""
+    """The per-assignment data of an existing report, in whichever format it was written (see
+    accumulate.upgrade for the previous one); {} when there is none."""
     if not path.exists():
         return {}
     match = _DATA.search(path.read_text(encoding="utf-8"))
@@ -39,21 +29,13 @@ def previous_summaries(path: Path) -> dict[str, dict]:
         return {}
 
 
-def reclassified(d: dict, equivalents: dict[str, str]) -> dict:
-    """A stored summary whose survivors are now listed as equivalent counts them as equivalent
-    (they were graded and kept full marks; the list says why no test can fail them)."""
-    moved = [k for k in d["survivors"] if k in equivalents]
-    if not moved:
-        return d
-    d = dict(d, survivors=[k for k in d["survivors"] if k not in equivalents],
-             survived=d["survived"] - len(moved), equivalent=d["equivalent"] + len(moved))
-    judged = d["killed"] + d["survived"]
-    d["score"] = d["killed"] / judged if judged else None
-    return d
+def _percent(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f} %"
 
 
 def render_report(summaries: list[dict]) -> str:
-    """tests/mutation_report.md, from one summary per assignment (teaching order)."""
+    """tests/mutation_report.md, from one accumulated summary per assignment (teaching order)."""
+    level = f"{100 * CONFIDENCE:g} %"
     lines = [
         "# Mutation testing: every reference solution against its own graded suite",
         "",
@@ -61,30 +43,74 @@ def render_report(summaries: list[dict]) -> str:
         "operators applied one at a time to a copy of solutions/<package>/, each mutant graded",
         "by the engine, public tests then hidden tests; killed = it lost points. Mutants listed",
         f"in `tests/<a>/{EQUIVALENT_FILE}` (each with the reason it cannot change an output the",
-        "contract fixes) count as equivalent. Score = killed / (killed + survived), over a seeded",
-        "sample of the generated mutants where a full run is too long (the command is given;",
-        "`--sample` omitted grades them all). Wall times are on the shared 2-core machine.",
+        "contract fixes) count as equivalent. The sample accumulates: each run (a seeded sample,",
+        "its command listed below) adds its mutants, by key, to what the report holds; a mutant",
+        "graded twice counts once (latest verdict wins), one no longer generated is dropped.",
+        "Score = killed / (killed + survived) over the distinct graded mutants; the lower bound",
+        f"is the exact (Clopper-Pearson) one-sided {level} lower confidence bound of the true kill",
+        "rate over the non-equivalent generated mutants, `scipy.stats.beta.ppf(0.05, k, n - k + 1)` with k",
+        "killed of n = killed + survived. Wall = the runs' total, on the shared 2-core machine.",
         "",
-        "| assignment | mutants generated | sample | killed | survived | equivalent "
-        "| score | wall |",
-        "|---|---|---|---|---|---|---|---|",
+        "| assignment | mutants generated | graded | killed | survived | equivalent | score "
+        f"| {level} lower bound | wall |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for d in summaries:
-        score = "n/a" if d["score"] is None else f"{100 * d['score']:.1f} %"
-        lines.append(f"| {d['assignment']} | {d['generated']} | {d['sampled']} | {d['killed']} | "
-                     f"{d['survived']} | {d['equivalent']} | {score} | {d['seconds']} s |")
+        f = figures(d)
+        lines.append(f"| {d['assignment']} | {d['generated']} | {f['graded']} | {f['killed']} | "
+                     f"{f['survived']} | {f['equivalent']} | {_percent(f['score'])} | "
+                     f"{_percent(f['lower_bound'])} | {f['seconds']} s |")
     for d in summaries:
-        lines += ["", f"## {d['assignment']}", "", f"`{d['command']}`", "",
-                  "Survivors: " + ("none." if not d["survivors"] else "")]
-        lines += [f"- `{k}`" for k in d["survivors"]]
-        if d["equivalent"]:
-            lines += ["", f"Equivalent in this sample: {d['equivalent']} (listed with reasons in "
+        f, left = figures(d), survivors(d)
+        lines += ["", f"## {d['assignment']}", "", "Runs:"]
+        lines += [f"- `{r['command']}`" + (f" ({r['date']})" if r.get("date") else "")
+                  for r in d["runs"]]
+        lines += ["", "Survivors: " + ("none." if not left else "")]
+        lines += [f"- `{k}`" for k in left]
+        if f["equivalent"]:
+            lines += ["", f"Equivalent in this sample: {f['equivalent']} (listed with reasons in "
                           f"`tests/{d['assignment']}/{EQUIVALENT_FILE}`)."]
-        if d["stale_equivalents"]:
+        if d.get("dropped"):
+            lines += ["", "Dropped from the sample (no longer generated):"]
+            lines += [f"- `{k}`" if not k.startswith("(") else f"- {k}" for k in d["dropped"]]
+        if d.get("stale_equivalents"):
             lines += ["", "Listed as equivalent but no longer generated (edit the list):"]
             lines += [f"- `{k}`" for k in d["stale_equivalents"]]
-    data = json.dumps({d["assignment"]: d for d in summaries}, sort_keys=True)
-    return "\n".join(lines) + f"\n\n<!-- mutation-data {data} -->\n"
+    return "\n".join(lines) + f"\n\n<!-- mutation-data {_data(summaries)} -->\n"
+
+
+def _data(summaries: list[dict]) -> str:
+    """The summaries as JSON, one line per assignment's fields and one per graded mutant."""
+    parts = []
+    for d in summaries:
+        head = json.dumps({k: v for k, v in d.items() if k != "mutants"}, sort_keys=True)
+        rows = ",\n".join(f"  {json.dumps(k)}: {json.dumps(m, sort_keys=True)}"
+                           for k, m in d["mutants"].items())
+        parts.append(f'{json.dumps(d["assignment"])}: {head[:-1]}, "mutants": {{\n{rows}}}}}')
+    return "{" + ",\n".join(parts) + "}"
+
+
+def readme_table(summaries: list[dict]) -> str:
+    """README's mutation table (between its markers), from the report's summaries."""
+    level = f"{100 * CONFIDENCE:g} %"
+    lines = [README_START,
+             f"| assignment | mutants generated | sample (distinct graded) | killed | survived "
+             f"| equivalent | score | {level} lower bound |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for d in summaries:
+        f = figures(d)
+        lines.append(f"| {d['assignment']} | {d['generated']:,} | {f['graded']} | {f['killed']} "
+                     f"| {f['survived']} | {f['equivalent']} | {_percent(f['score'])} "
+                     f"| {_percent(f['lower_bound'])} |")
+    return "\n".join(lines + [README_END])
+
+
+def with_readme_table(readme: str, summaries: list[dict]) -> str:
+    """README text with its mutation table replaced (unchanged when it has no markers)."""
+    start, end = readme.find(README_START), readme.find(README_END)
+    if start < 0 or end < start:
+        return readme
+    return readme[:start] + readme_table(summaries) + readme[end + len(README_END):]
 
 
 def report_path(root: Path) -> Path:

@@ -403,6 +403,13 @@ def record_rope(rec, i: int, case: dict) -> None:
     # as transformers' Qwen2-VL vision rotary computes it, is correct (ROPE_TOL, float32 level).
     rec.close(f"norms[{i}]", out.norm(dim=-1).numpy(), **ROPE_TOL)
     rec.close(f"first_patch[{i}]", out[:, 0].numpy(), **ROPE_TOL)
+    # contract: the starter's docstring fixes the frequencies, θ_i = base^(−4i/D). The diagonal
+    # of the rotation one column right (patch 1) and one row down (patch w1), sorted, is cos θ_i
+    # twice per turned plane and 1 for the other half, whatever the pairing layout (SPEC: free).
+    probe = torch.eye(case["dim"], dtype=torch.float64)[:, None, :].repeat(1, h * w1, 1)
+    turned = rope_2d(probe, h, w1, base=base)[:, [1, w1], :]  # (D, 2, D): row j is e_j turned
+    diagonal = torch.diagonal(turned, dim1=0, dim2=2)  # (2, D)
+    rec.close(f"rotation_diagonal[{i}]", torch.sort(diagonal, dim=-1).values.numpy(), **ROPE_TOL)
     scores = []
     for w in (w1, w2):
         q = torch.tensor(case["q"], dtype=torch.float64).repeat(h * w, 1)

@@ -27,6 +27,10 @@ def chunking_cases(rng):
         rand = sorted({int(c) for c in rng.integers(0, len(t) + 1, size=len(t) // 3)})
         cuts += [lines, rand]
     texts = [t for t in texts for _ in range(2)]
+    # a first pre-token longer than the first chunk's safe part, cut inside a "the": none of it
+    # is final until the word ends
+    texts.append("thethethethethethethethethe end")
+    cuts.append([22])
     return {"fixture": tokenizer_fixture(rng, 1500, 300, ["<|endoftext|>"]),
             "texts": texts, "cuts": cuts}
 

@@ -14,7 +14,8 @@ def params_cases(rng):
     fixed = [(0.8, 128), (0.5, 128), (0.9, 256), (0.3, 64), (0.7, 32), (0.5, 16)]
     randoms = [(round(float(rng.uniform(0.2, 0.95)), 3), int(rng.integers(8, 200)))
                for _ in range(6)]
-    weighted = [(0.5, 128, 0.2, 0.8), (0.8, 128, 0.7, 0.3), (0.6, 64, 0.9, 0.1)]
+    # (0.05, 32, 0.05, 0.95): the answer is b = num_perm bands of one row, the search's last b
+    weighted = [(0.5, 128, 0.2, 0.8), (0.8, 128, 0.7, 0.3), (0.6, 64, 0.9, 0.1), (0.05, 32, 0.05, 0.95)]
     return robust_params_cases([(t, k, 0.5, 0.5) for t, k in fixed + randoms] + weighted)
 
 
