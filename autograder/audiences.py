@@ -35,11 +35,12 @@ WHOLE, STUBBED = "whole", "stubbed"
 # The engine a student needs for `python -m autograder check` and for local pytest (the
 # tests/conftest.py plugin autograder/local.py), and nothing an instructor alone runs.
 RELEASE_ENGINE = frozenset({
-    "__init__.py", "__main__.py", "assignments.py", "atomic.py", "audiences.py", "boxes.py",
+    "__init__.py", "__main__.py", "assignments.py", "atomic.py", "audiences.py",
     "cli.py", "compare.py", "contract.py", "forbidden.py", "found_instead.py", "grading.py",
     "intake.py", "safe_text.py",
     "local.py", "report.py", "runner.py", "service.py", "store.py", "tasks.py",
-    "gradescope_schema.json", "sandbox", "harness", "backends/__init__.py", "backends/host.py",
+    "gradescope_schema.json", "sandbox", "harness", "backends/__init__.py", "backends/base.py",
+    "backends/host.py",
 })
 GRADESCOPE_ENGINE = RELEASE_ENGINE | {"gradescope_export.py"}
 # Top-level folders and files that only the instructor's checkout holds.

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from rich.console import Console
@@ -34,6 +35,7 @@ from rich.text import Text
 from . import service
 from .assignments import VISIBILITIES, Assignment, discover, load
 from .atomic import write_atomic
+from .backends import Placement
 from .bulk_compare import compare as compare_runs
 from .bulk_compare import previous_results, terminal_table
 from .bulk_compare import write as write_compare
@@ -81,9 +83,10 @@ def course_version(assignments: list[Assignment]) -> str:
     return h.hexdigest()
 
 
-def options_key(assignments: list[Assignment], policy: SandboxPolicy) -> str:
+def options_key(assignments: list[Assignment], policy: SandboxPolicy,
+                placement: Placement | None = None) -> str:
     return json.dumps({"assignments": [a.name for a in assignments], "mode": policy.mode,
-                       "backend": policy.backend, "limits": repr(policy.limits),
+                       "backend": (placement or Placement()).backend, "limits": repr(policy.limits),
                        "disabled": sorted(policy.disabled)}, sort_keys=True)
 
 
@@ -114,10 +117,12 @@ def rejected_results(problem: str, assignments: list[Assignment]) -> dict:
 def run_bulk(folder: Path, assignment: list[str] | str | None, out: Path, jobs: int,
              policy: SandboxPolicy | None = None, force: bool = False,
              console: Console | None = None, dask: str | None = None,
-             compare: Path | None = None) -> dict[str, dict]:
+             compare: Path | None = None,
+             placement: Placement | None = None) -> dict[str, dict]:
     """Grade every submission of `folder` into `out`; returns results.json per student. With
     `dask` (a scheduler address) the jobs run on that Dask cluster (bulk_dask.py); with
-    `compare` (a previous run's OUT) the students whose grade would change are listed."""
+    `compare` (a previous run's OUT) the students whose grade would change are listed; each
+    job's children run on the `placement`'s backend (default: the host)."""
     policy = policy or SandboxPolicy.create()
     console = console or Console()
     class_assignments(assignment)  # refuse before anything is written
@@ -127,7 +132,8 @@ def run_bulk(folder: Path, assignment: list[str] | str | None, out: Path, jobs: 
             raise BulkError(f"--compare {visible(str(compare))}: no such folder (a previous bulk "
                             f"run's --out)")
         previous = previous_results(Path(compare))
-    for line in service.prepare(policy):
+    placement = placement or Placement()
+    for line in service.prepare(policy, placement):
         console.print(Text(f"{line}", style="yellow"))
     out.mkdir(parents=True, exist_ok=True)
     with open(out / ".lock", "w") as lock:
@@ -140,9 +146,11 @@ def run_bulk(folder: Path, assignment: list[str] | str | None, out: Path, jobs: 
 
             with dask_run(dask) as (run, slots, line):
                 console.print(line)
-                results = _run_locked(folder, assignment, out, slots, policy, force, console, run)
+                results = _run_locked(folder, assignment, out, slots, policy, force, console,
+                                      partial(run, placement=placement), placement)
         else:
-            results = _run_locked(folder, assignment, out, jobs, policy, force, console)
+            results = _run_locked(folder, assignment, out, jobs, policy, force, console,
+                                  partial(run_job, placement=placement), placement)
         if previous is not None:
             changes = compare_runs(previous, results)
             write_compare(changes, Path(compare), out)
@@ -168,11 +176,12 @@ def _keys(subs: list[Submission], version: str, options: str) -> dict[str, tuple
 
 def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, jobs: int,
                 policy: SandboxPolicy, force: bool, console: Console,
-                run: Callable | None = None) -> dict[str, dict]:
+                run: Callable | None = None,
+                placement: Placement | None = None) -> dict[str, dict]:
     clear_leftovers(out)
     assignments = class_assignments(assignment)
     subs = list_submissions(folder, OUT_FILES)
-    version, options = course_version(assignments), options_key(assignments, policy)
+    version, options = course_version(assignments), options_key(assignments, policy, placement)
     keys = _keys(subs, version, options)
     outcomes: dict[str, Outcome] = {}
     todo: list[Submission] = []
@@ -274,11 +283,14 @@ def job_timeout(assignments: list[Assignment]) -> float:
 
 
 def run_job(sub: Path, names: list[str], policy: SandboxPolicy, work: Path, timeout: float,
-            env: dict[str, str] | None = None) -> tuple[dict | None, str | None]:
+            env: dict[str, str] | None = None,
+            placement: Placement | None = None) -> tuple[dict | None, str | None]:
     """Run `python -m autograder.bulk_job` on one submission in a child process that dies with
     this one, with TMPDIR=work: (results.json, None), or (None, a one-line error)."""
     cmd = [sys.executable, "-m", "autograder.bulk_job", str(sub.resolve()),
-           "--isolation", policy.mode, "--backend", policy.backend, "--parent", str(os.getpid())]
+           "--isolation", policy.mode, "--parent", str(os.getpid())]
+    placement = placement or Placement()
+    cmd += ["--backend", placement.backend] + (["--gpus", placement.gpus] if placement.gpus else [])
     for name in names:
         cmd += ["--assignment", name]
     # One temporary folder for all of this run's jobs (never one per job: the sandbox's uid

@@ -29,6 +29,7 @@ from distributed import Client
 from distributed.comm.addressing import parse_address, parse_host_port
 
 from .assignments import ROOT_VARIABLE, course_root, load
+from .backends import Placement
 from .bulk import BulkError, course_version, run_job
 from .sandbox import SandboxPolicy
 
@@ -37,13 +38,15 @@ RESULT_SLACK = 120  # seconds a job's result may lag its own timeout (transfer, 
 
 
 def worker_job(sub: Path, names: list[str], policy: SandboxPolicy, work: Path, timeout: float,
-               course: str, version: str) -> tuple[dict | None, str | None]:
+               course: str, version: str,
+               placement: Placement | None = None) -> tuple[dict | None, str | None]:
     """On a worker: run_job on the bulk run's course, after checking the course version."""
     theirs = course_version([load(n, Path(course)) for n in names])
     if theirs != version:
         return None, (f"dask worker on {socket.gethostname()} has another course version "
                       f"(engine, tests or goldens differ from the bulk run's)")
-    return run_job(sub, names, policy, work, timeout, env={ROOT_VARIABLE: course})
+    return run_job(sub, names, policy, work, timeout, env={ROOT_VARIABLE: course},
+                   placement=placement)
 
 
 class DaskRun:
@@ -62,9 +65,11 @@ class DaskRun:
             return self.versions[key]
 
     def __call__(self, sub: Path, names: list[str], policy: SandboxPolicy, work: Path,
-                 timeout: float) -> tuple[dict | None, str | None]:
+                 timeout: float,
+                 placement: Placement | None = None) -> tuple[dict | None, str | None]:
         future = self.client.submit(worker_job, sub.resolve(), names, policy, work.resolve(),
-                                    timeout, str(self.course), self.version(names), pure=False)
+                                    timeout, str(self.course), self.version(names), placement,
+                                    pure=False)
         try:
             return future.result(timeout=timeout + RESULT_SLACK)
         except Exception as e:  # a lost worker, a timeout, a worker-side crash: one line

@@ -1,5 +1,5 @@
 """One bulk-grading job in a child process: `python -m autograder.bulk_job SUBMISSION
-[--assignment A ...] [--isolation M] [--backend B]` prints that submission's results.json on
+[--assignment A ...] [--isolation M] [--backend B] [--gpus G]` prints that submission's results.json on
 stdout (with its instructor-only record under report.INSTRUCTOR_KEY). The child dies with its
 parent (PR_SET_PDEATHSIG), so a killed bulk run leaves no grading process behind; its temporary
 files go where the parent's TMPDIR points."""
@@ -34,16 +34,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--assignment", action="append", default=[])
     parser.add_argument("--isolation")
     parser.add_argument("--backend")
+    parser.add_argument("--gpus")
     parser.add_argument("--parent", type=int, default=os.getppid())
     args = parser.parse_args(argv)
     die_with_parent(args.parent)
     from . import service
+    from .backends import Placement
     from .report import INSTRUCTOR_KEY
     from .safe_text import clean
     from .sandbox import SandboxPolicy
 
-    policy = SandboxPolicy.create(args.isolation, args.backend)
-    results = service.grade(Path(args.submission), args.assignment or None, policy)
+    policy = SandboxPolicy.create(args.isolation)
+    results = service.grade(Path(args.submission), args.assignment or None, policy,
+                            placement=Placement(args.backend or "host", args.gpus))
     # the instructor-only record rides along; bulk.grade_job splits it off into instructor.json
     data = {**results.gradescope(), INSTRUCTOR_KEY: results.instructor()}
     sys.stdout.write(json.dumps(clean(data)) + "\n")

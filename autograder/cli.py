@@ -2,7 +2,8 @@
 nbgrader,demo,selftest,mutation,starter}`.
 
 This module only parses arguments and prints: grading is `service.grade` / `service.check`,
-with one `SandboxPolicy` made here from --isolation and --backend. A command is offered only
+with one `SandboxPolicy` made here from --isolation and one `Placement` from --backend and
+--gpus (autograder/backends). A command is offered only
 where the engine modules it runs are installed (NEEDS): the student release ships the engine
 for `check` and `test` alone (autograder/audiences.py), so its CLI lists only those two.
 Output to a pipe or file is not hard-wrapped (paths and file:line stay on one line).
@@ -20,7 +21,7 @@ from rich.console import Console
 
 from . import service
 from .assignments import AssignmentError, course_root, discover, load
-from .backends import REGISTRY, BackendError
+from .backends import REGISTRY, BackendError, Placement
 from .report import render, write_instructor, write_results
 from .sandbox import MODES, IsolationError, SandboxPolicy
 from .store import StoreError
@@ -65,8 +66,11 @@ def resolve_task(assignment, text: str | None) -> int | None:
 
 
 def _policy(args: argparse.Namespace) -> SandboxPolicy:
-    return SandboxPolicy.create(getattr(args, "isolation", None), getattr(args, "backend", None),
-                                gpus=getattr(args, "gpus", None))
+    return SandboxPolicy.create(getattr(args, "isolation", None))
+
+
+def _placement(args: argparse.Namespace) -> Placement:
+    return Placement(getattr(args, "backend", None) or "host", getattr(args, "gpus", None))
 
 
 def _print_warnings(results: service.Results, quiet: bool = False) -> None:
@@ -83,7 +87,7 @@ def cmd_check(args: argparse.Namespace) -> int:
               "package)", file=sys.stderr)
         return 2
     task = resolve_task(assignment, args.task)
-    results = service.check(assignment, impl, _policy(args), task)
+    results = service.check(assignment, impl, _policy(args), task, _placement(args))
     _print_warnings(results)
     scope = f" task {task}" if task is not None else ""
     show(results.grades, make_console(), f"check {assignment.name}{scope} ({impl})")
@@ -108,7 +112,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 def cmd_grade(args: argparse.Namespace) -> int:
     """Public + hidden tests on a submission folder or zip; writes OUT/results.json."""
     results = service.grade(Path(args.submission), [args.assignment] if args.assignment else None,
-                            _policy(args))
+                            _policy(args), placement=_placement(args))
     _print_warnings(results)
     path = write_results(Path(args.out), results.gradescope())
     write_instructor(Path(args.out), results.instructor())
@@ -126,7 +130,8 @@ def cmd_bulk(args: argparse.Namespace) -> int:
     try:
         run_bulk(Path(args.folder), args.assignment, Path(args.out), args.jobs, _policy(args),
                  force=args.force, dask=args.dask,
-                 compare=Path(args.compare) if args.compare else None)
+                 compare=Path(args.compare) if args.compare else None,
+                 placement=_placement(args))
     except BulkError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -156,7 +161,7 @@ def cmd_goldens(args: argparse.Namespace) -> int:
     for name in args.assignments or [a.name for a in discover()]:
         started = time.monotonic()
         try:
-            stores = generate(load(name), policy=policy)
+            stores = generate(load(name), policy=policy, placement=_placement(args))
         except GoldenError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
@@ -183,7 +188,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     console, summary = make_console(), []
     for name in EXAMPLE_NAMES:
         example, out = examples_dir() / f"{name}.zip", Path(args.out) / name
-        results = service.grade(example, policy=policy)
+        results = service.grade(example, policy=policy, placement=_placement(args))
         path = write_results(out, results.gradescope())
         show(results.grades, console, f"grade {example}",
              problems=results.warnings + results.problems)

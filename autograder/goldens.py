@@ -12,12 +12,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
+from . import backends
 from .assignments import VISIBILITIES, Assignment
+from .backends.base import Placement, RunRequest, RunResult
 from .compare import check_tag, judge, plain_equal, raise_site
 from .harness import KINDS
 from .harness.plaindata import decode
 from .mutants import load_mutants, materialize
-from .runner import RunRequest, RunResult, run_tests
 from .sandbox import SandboxPolicy
 from .store import GoldenStore, MutantValues, ObservationSpec, StoreError, TestPlan, TestSpec, load_inputs, load_store
 from .tasks import task_table
@@ -74,14 +75,16 @@ def _manifest_from_run(assignment: Assignment,
 
 
 def generate(assignment: Assignment, out_base: Path | None = None, with_mutants: bool = True,
-             policy: SandboxPolicy | None = None) -> dict[str, GoldenStore]:
-    """Run the solution in gen mode (and every mutant on the same inputs); write the stores
-    under out_base (default: the assignment's tests folder). Returns the stores."""
+             policy: SandboxPolicy | None = None,
+             placement: Placement | None = None) -> dict[str, GoldenStore]:
+    """Run the solution in gen mode (and every mutant on the same inputs) on the placement's
+    backend (default: the host); write the stores under out_base (default: the assignment's
+    tests folder). Returns the stores."""
     policy = policy or SandboxPolicy.create()
     base = out_base or assignment.tests_dir
-    result = run_tests(RunRequest(assignment, assignment.solutions, "gen", None, policy,
-                                  default_timeout=GEN_TEST_TIMEOUT,
-                                  run_timeout=GEN_RUN_TIMEOUT, inputs_base=base))
+    result = backends.run(RunRequest(assignment, assignment.solutions, "gen", None, policy,
+                                     default_timeout=GEN_TEST_TIMEOUT,
+                                     run_timeout=GEN_RUN_TIMEOUT, inputs_base=base), placement)
     if not result.records or result.collect_errors:
         detail = "\n".join(result.collect_errors) or result.stderr_tail[-2000:]
         raise GoldenError(f"golden generation for {assignment.name} collected no graded tests "
@@ -98,9 +101,10 @@ def generate(assignment: Assignment, out_base: Path | None = None, with_mutants:
         def run_mutant(mutant):
             with tempfile.TemporaryDirectory() as tmp:
                 impl = materialize(assignment, mutant, Path(tmp))
-                return run_tests(RunRequest(assignment, impl, "replay", plan, policy,
-                                            inputs_base=base,
-                                            timeout_scale=MUTANT_TIMEOUT_SCALE, trusted=True))
+                return backends.run(RunRequest(assignment, impl, "replay", plan, policy,
+                                               inputs_base=base,
+                                               timeout_scale=MUTANT_TIMEOUT_SCALE,
+                                               trusted=True), placement)
 
         mutants = load_mutants(assignment)
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
@@ -185,7 +189,7 @@ def _failed_tests(store: GoldenStore, res: RunResult, values: dict) -> list[str]
 
 
 def stale_report(assignment: Assignment, policy: SandboxPolicy | None = None,
-                 replay: bool = True) -> list[str]:
+                 replay: bool = True, placement: Placement | None = None) -> list[str]:
     """Whether the committed stores are what solutions/ and the generators produce now, with
     the manifest's tolerances. Returns the differences (empty: fresh).
 
@@ -198,7 +202,8 @@ def stale_report(assignment: Assignment, policy: SandboxPolicy | None = None,
     policy = policy or SandboxPolicy.create()
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
-        fresh = generate(assignment, Path(tmp), with_mutants=False, policy=policy)
+        fresh = generate(assignment, Path(tmp), with_mutants=False, policy=policy,
+                         placement=placement)
         committed = {}
         for vis in VISIBILITIES:
             try:
@@ -212,8 +217,9 @@ def stale_report(assignment: Assignment, policy: SandboxPolicy | None = None,
             problems += _manifest_differences(committed[vis], fresh[vis])
     if problems or not committed or not replay:
         return problems
-    result = run_tests(RunRequest(assignment, assignment.solutions, "replay",
-                                  TestPlan.from_stores(committed), policy, trusted=True))
+    result = backends.run(RunRequest(assignment, assignment.solutions, "replay",
+                                     TestPlan.from_stores(committed), policy, trusted=True),
+                          placement)
     for vis, store in committed.items():
         inputs = load_inputs(assignment, vis)
         for tid, test in store.tests.items():

@@ -11,13 +11,13 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from . import backends
 from .assignments import VISIBILITIES, Assignment
-from .backends import get_backend
+from .backends.base import Placement, RunRequest, RunResult, TestRecord
 from .compare import judge, raise_site, ranked_hints, short
 from .found_instead import found_instead
 from .harness.plaindata import PlainDataError, decode
 from .intake import find_package, stage, staging_dir
-from .runner import RunRequest, RunResult, TestRecord
 from .sandbox import SandboxPolicy
 from .store import GoldenStore, TestPlan, TestSpec, load_inputs, load_stores
 from .tasks import natural_key
@@ -68,9 +68,11 @@ def grade_submission_root(assignment: Assignment, root: Path,
                           visibilities: tuple[str, ...] = VISIBILITIES,
                           policy: SandboxPolicy | None = None,
                           task: int | None = None,
-                          ids: frozenset[str] | None = None) -> AssignmentGrade:
+                          ids: frozenset[str] | None = None,
+                          placement: Placement | None = None) -> AssignmentGrade:
     """Grade the assignment's package found in `root` (at its root or one folder down); with
-    `task`, only that handout task's tests; with `ids`, only the tests of those ids."""
+    `task`, only that handout task's tests; with `ids`, only the tests of those ids; on the
+    `placement`'s backend (default: the host)."""
     policy = policy or SandboxPolicy.create()
     started = time.monotonic()
     try:
@@ -90,7 +92,7 @@ def grade_submission_root(assignment: Assignment, root: Path,
         if staged.problems:
             return all_failed(assignment, visibilities, staged.problems, staged.notes, started,
                               task, ids)
-        grade = grade_staged(assignment, work, visibilities, policy, task, ids)
+        grade = grade_staged(assignment, work, visibilities, policy, task, ids, placement)
         grade.notes[:0] = staged.notes
         grade.wall_s = time.monotonic() - started
         return grade
@@ -116,7 +118,8 @@ def grade_staged(assignment: Assignment, impl_root: Path,
                  visibilities: tuple[str, ...] = VISIBILITIES,
                  policy: SandboxPolicy | None = None,
                  task: int | None = None,
-                 ids: frozenset[str] | None = None) -> AssignmentGrade:
+                 ids: frozenset[str] | None = None,
+                 placement: Placement | None = None) -> AssignmentGrade:
     """Run and judge an implementation already staged at impl_root/<package> (with `task`:
     only that task's tests; with `ids`: only those tests)."""
     policy = policy or SandboxPolicy.create()
@@ -126,7 +129,7 @@ def grade_staged(assignment: Assignment, impl_root: Path,
     checks_loader = threading.Thread(target=lambda: assignment.checks, daemon=True)
     checks_loader.start()
     request = RunRequest(assignment, impl_root, "replay", TestPlan.from_stores(stores), policy)
-    result = get_backend(policy.backend).run(request)
+    result = backends.run(request, placement)
     checks_loader.join()
     tests = []
     for vis, store in stores.items():

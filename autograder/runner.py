@@ -15,14 +15,13 @@ import re
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .assignments import VISIBILITIES, Assignment
 from .audiences import share
-from .boxes import BoxFactory, ChildBox, HostBox, hidden_refusal
-from .sandbox import Capabilities, SandboxPolicy, capabilities
-from .store import TestPlan
+from .backends.base import BoxFactory, ChildBox, RunRequest, RunResult, TestRecord
+from .harness.config import ChildConfig
+from .sandbox import Capabilities, capabilities
 
 HARNESS = Path(__file__).resolve().parent / "harness"
 _BUILTIN_EXCEPTIONS = {n for n, v in vars(builtins).items()
@@ -46,67 +45,6 @@ IDLE_S = 20.0
 # graded submission) so that nothing printed or raised during public tests can carry hidden
 # tests or inputs into the report (docs/SECURITY.md).
 SEPARATE_HIDDEN = True
-
-
-@dataclass
-class TestRecord:
-    """What the child reported for one test."""
-
-    id: str
-    status: str = "not_run"  # ended | timeout | crashed | not_run | refused
-    outcome: str | None = None  # passed | failed (when ended)
-    error: str | None = None
-    error_type: str | None = None
-    error_kind: str | None = None  # the raised class's first builtin class (compare: hints)
-    obs: list = field(default_factory=list)
-    meta: dict | None = None
-    inputs: object = None
-    where: dict | None = None  # where it raised: {"function", "file", "line", "student"}
-
-
-@dataclass
-class RunResult:
-    records: dict[str, TestRecord]
-    collect_errors: list[str]
-    stderr_tail: str
-    restarts: int
-    wall_s: float
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    """One graded (or golden-generating) run of an assignment's tests on the package found in
-    `impl_root`. `mode` is 'gen' (trusted solutions: inputs from the generators, `plan` None:
-    every test collected) or 'replay' (stored inputs, the tests of `plan`)."""
-
-    assignment: Assignment
-    impl_root: Path
-    mode: str
-    plan: TestPlan | None
-    policy: SandboxPolicy
-    default_timeout: float | None = None  # per test; default: the assignment's
-    run_timeout: float | None = None  # whole run; default: the assignment's
-    inputs_base: Path | None = None  # where inputs/ is read or (gen) written
-    keep: bool = False  # keep run folders (debugging)
-    timeout_scale: float = 1.0  # every limit times this (golden generation's mutant runs)
-    trusted: bool = False  # the course's own code (solutions, mutants): no hidden refusal
-
-    @property
-    def visibilities(self) -> tuple[str, ...]:
-        if self.plan is None:
-            return VISIBILITIES
-        present = set(self.plan.visibility_of.values())
-        return tuple(v for v in VISIBILITIES if v in present)
-
-    def test_timeout(self, test_id: str | None) -> float:
-        default = self.default_timeout or self.assignment.test_timeout
-        if self.plan is None or test_id is None:
-            return default * self.timeout_scale
-        return (self.plan.timeouts.get(test_id) or default) * self.timeout_scale
-
-    def run_limit(self) -> float:
-        """The whole run's wall-clock limit in seconds."""
-        return (self.run_timeout or self.assignment.run_timeout) * self.timeout_scale
 
 
 class EventReader:
@@ -190,8 +128,9 @@ def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple
     return run
 
 
-def run_tests(request: RunRequest, make_box: BoxFactory = HostBox) -> RunResult:
-    """Run the request's tests in sandboxed children; never raises for anything a child does.
+def run_tests(request: RunRequest, make_box: BoxFactory) -> RunResult:
+    """Run the request's tests in sandboxed children started by `make_box` (a backend's box
+class); never raises for anything a child does.
 
     A graded replay runs public and hidden tests in separate run folders and children, one
     after the other (public first), never at the same time: the public child never sees hidden
@@ -200,13 +139,13 @@ def run_tests(request: RunRequest, make_box: BoxFactory = HostBox) -> RunResult:
     /proc entry of one child can meet the other (docs/SECURITY.md, "No channel between
     children"). The run's deadline is shared: the hidden folder gets what the public one left,
     extended by the public one's timeouts. When the box cannot keep the hidden goldens
-    unreadable to the child (`boxes.hidden_refusal`), the hidden tests are not run: each is
+    unreadable to the child (`make_box.hidden_refusal`), the hidden tests are not run: each is
     recorded as refused, with the reason, and the reason is a collection error."""
     started = time.monotonic()
     deadline = started + request.run_limit()
     caps = capabilities(request.policy)
     visibilities = request.visibilities
-    refusal = hidden_refusal(make_box, request, caps) if "hidden" in visibilities else None
+    refusal = make_box.hidden_refusal(request, caps) if "hidden" in visibilities else None
     if (SEPARATE_HIDDEN or refusal) and request.mode == "replay" and len(visibilities) > 1:
         groups = [(v,) for v in visibilities]
     else:
@@ -235,7 +174,7 @@ class FolderRun:
     collection errors, restarts and last stderr tail are read after `run()`."""
 
     def __init__(self, request: RunRequest, visibilities: tuple[str, ...], deadline: float,
-                 caps: Capabilities, make_box: BoxFactory = HostBox):
+                 caps: Capabilities, make_box: BoxFactory):
         self.request, self.visibilities, self.deadline, self.caps = (request, visibilities,
                                                                      deadline, caps)
         self.make_box = make_box
@@ -366,19 +305,19 @@ class FolderRun:
             self.collect_errors.append(f"the whole run exceeded its {limit:g} s limit")
 
     def _config(self, run: Path, events: Path, ids: list[str] | None,
-                file: str | None) -> dict:
+                file: str | None) -> ChildConfig:
         req = self.request
-        return {
-            "mode": req.mode, "assignment": req.assignment.name, "events": str(events),
-            "lib": str(run / "lib"), "impl": str(run / "impl"), "workdir": str(run / "work"),
-            "rootdir": str(run / "tests"), "ini": str(run / "tests" / "pytest.ini"),
-            "inputs": {v: str(run / "inputs" / f"{v}.json") for v in VISIBILITIES},
-            "test_files": [str(run / "tests" / v / f.name) for v in self.visibilities
-                           for f in req.assignment.test_files(v)
-                           if file is None or f.name == file],
-            "plan": ids, "forbidden": list(req.assignment.forbidden),
-            "timeouts": {i: req.test_timeout(i) for i in ids or []} if req.mode == "replay" else {},
-        }
+        return ChildConfig(
+            mode=req.mode, assignment=req.assignment.name, events=str(events),
+            lib=str(run / "lib"), impl=str(run / "impl"), workdir=str(run / "work"),
+            rootdir=str(run / "tests"), ini=str(run / "tests" / "pytest.ini"),
+            inputs={v: str(run / "inputs" / f"{v}.json") for v in VISIBILITIES},
+            test_files=[str(run / "tests" / v / f.name) for v in self.visibilities
+                        for f in req.assignment.test_files(v)
+                        if file is None or f.name == file],
+            plan=ids, forbidden=list(req.assignment.forbidden),
+            timeouts={i: req.test_timeout(i) for i in ids or []} if req.mode == "replay" else {},
+        )
 
     def _child(self, box: ChildBox, run: Path, attempt: int, ids: list[str] | None,
                file: str | None):
@@ -388,7 +327,7 @@ class FolderRun:
         req = self.request
         events_path = box.new_output_file(run / f"events-{attempt}.jsonl")
         config_path = run / f"config-{attempt}.json"
-        config_path.write_text(json.dumps(self._config(run, events_path, ids, file)))
+        config_path.write_text(self._config(run, events_path, ids, file).to_json())
         accept = None if ids is None else frozenset(ids)
         try:
             proc = box.start(run / "lib" / "autograder" / "harness" / "boot.py", config_path,

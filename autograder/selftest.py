@@ -15,11 +15,11 @@ from pathlib import Path
 import jsonschema
 
 from .assignments import VISIBILITIES, Assignment
+from .backends.base import TestRecord
 from .goldens import stale_report
 from .grading import AssignmentGrade, _judge_test, grade_submission_root
 from .mutants import Mutant, load_mutants, materialize
 from .report import SCHEMA_PATH, render, results_json
-from .runner import TestRecord
 from .sandbox import SandboxPolicy
 from .store import GoldenStore, MutantValues, TestSpec, load_inputs, load_store
 from .tasks import task_of_file

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .assignments import VISIBILITIES, Assignment, AssignmentError, discover, load
-from .backends import get_backend
+from .backends import BackendError, Placement, get_backend
 from .found_instead import found_instead
 from .grading import AssignmentGrade, all_failed, grade_submission_root, task_numbers
 from .intake import IntakeError, find_package, open_submission, staging_dir
@@ -51,25 +51,27 @@ class Results:
         return instructor_json(self.grades)
 
 
-def prepare(policy: SandboxPolicy) -> list[str]:
-    """Check that the policy can run here (IsolationError under strict isolation without full
-    isolation; BackendError for a backend that cannot run); returns the loud warning lines."""
+def prepare(policy: SandboxPolicy, placement: Placement | None = None) -> list[str]:
+    """Check that the policy can run here on the placement's backend (IsolationError under
+    strict isolation without full isolation; BackendError for a backend that cannot run);
+    returns the loud warning lines."""
+    placement = placement or Placement()
     require(policy)
-    problem = get_backend(policy.backend).problem()
+    problem = get_backend(placement.backend).problem()
     if problem:
-        from .backends import BackendError
-
-        raise BackendError(f"backend {policy.backend!r} cannot run here: {problem}")
-    return report_lines(policy) if policy.backend == "host" else []
+        raise BackendError(f"backend {placement.backend!r} cannot run here: {problem}")
+    return report_lines(policy) if placement.backend == "host" else []
 
 
 def grade(submission: Path, assignments: list[str] | None = None,
           policy: SandboxPolicy | None = None,
-          visibilities: tuple[str, ...] = VISIBILITIES) -> Results:
-    """Grade every assignment package found in `submission` (or only `assignments`)."""
+          visibilities: tuple[str, ...] = VISIBILITIES,
+          placement: Placement | None = None) -> Results:
+    """Grade every assignment package found in `submission` (or only `assignments`), its
+    children on the `placement`'s backend (default: the host)."""
     started = time.monotonic()
     policy = policy or SandboxPolicy.create()
-    warnings = prepare(policy)
+    warnings = prepare(policy, placement)
     work = staging_dir()
     problems: list[str] = []
     grades: list[AssignmentGrade] = []
@@ -83,25 +85,27 @@ def grade(submission: Path, assignments: list[str] | None = None,
             if root is None:
                 grades.append(all_failed(assignment, visibilities, problems, [], started))
             else:
-                grades.append(grade_submission_root(assignment, root, visibilities, policy))
+                grades.append(grade_submission_root(assignment, root, visibilities, policy,
+                                                    placement=placement))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return Results(grades, problems, warnings, time.monotonic() - started)
 
 
 def check(assignment: str | Assignment, impl: Path | None = None,
-          policy: SandboxPolicy | None = None, task: int | None = None) -> Results:
+          policy: SandboxPolicy | None = None, task: int | None = None,
+          placement: Placement | None = None) -> Results:
     """The public tests (of one handout `task`, if given) on a local implementation folder
     holding the package (default: the starter)."""
     started = time.monotonic()
     policy = policy or SandboxPolicy.create()
-    warnings = prepare(policy)
+    warnings = prepare(policy, placement)
     a = load(assignment) if isinstance(assignment, str) else assignment
     if task is not None and task not in task_numbers(a):
         known = ", ".join(str(n) for n in task_numbers(a)) or "none"
         raise AssignmentError(f"{a.name} has no task {task} (its tasks: {known})")
     root = Path(impl).resolve() if impl else a.starter
-    grade_ = grade_submission_root(a, root, ("public",), policy, task)
+    grade_ = grade_submission_root(a, root, ("public",), policy, task, placement=placement)
     return Results([grade_], [], warnings, time.monotonic() - started)
 
 

@@ -79,17 +79,21 @@ class ForbiddenImportBlocker(importlib.abc.MetaPathFinder):
 
 def main() -> int:
     with open(sys.argv[1], encoding="utf-8") as f:
-        cfg = json.load(f)
-    sys.path[:0] = [cfg["lib"], cfg["impl"], cfg["rootdir"]]  # rootdir holds common.py
-    if cfg["mode"] != "gen":  # golden generation runs trusted code, which may use oracles
-        sys.meta_path.insert(0, ForbiddenImportBlocker(cfg["forbidden"], cfg["impl"]))
-    os.chdir(cfg["workdir"])
+        text = f.read()
+    sys.path[:0] = [json.loads(text)["lib"]]
+    from autograder.harness.config import ChildConfig
+
+    cfg = ChildConfig.from_json(text)
+    sys.path[1:1] = [cfg.impl, cfg.rootdir]  # rootdir holds common.py
+    if cfg.mode != "gen":  # golden generation runs trusted code, which may use oracles
+        sys.meta_path.insert(0, ForbiddenImportBlocker(cfg.forbidden, cfg.impl))
+    os.chdir(cfg.workdir)
     import pytest
 
     from autograder.harness import plugin
 
-    args = [*cfg["test_files"], "-q", "-p", "no:cacheprovider", "--rootdir", cfg["rootdir"],
-            "-c", cfg["ini"], "--import-mode=importlib", "--tb=short", "--no-header",
+    args = [*cfg.test_files, "-q", "-p", "no:cacheprovider", "--rootdir", cfg.rootdir,
+            "-c", cfg.ini, "--import-mode=importlib", "--tb=short", "--no-header",
             "-p", "no:pastebin", "-p", "no:legacypath"]
     return int(pytest.main(args, plugins=[plugin, plugin.GradedRun(cfg)]))
 

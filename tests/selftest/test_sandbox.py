@@ -23,8 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import boxes, cli, sandbox
+from autograder import cli, sandbox
 from autograder.assignments import ROOT_VARIABLE
+from autograder.backends import host as boxes
 from autograder.grading import grade_submission_root
 from autograder.intake import REFUSED_NAMES
 from autograder.sandbox.uids import SLOT_UID_BASE, SLOTS
@@ -545,10 +546,10 @@ def test_hidden_refused_when_goldens_cannot_be_kept_secret(tmp_path, monkeypatch
     """No namespaces and no separate uid: the child could read the hidden goldens, so `grade`
     refuses the hidden tests (a top-level line, each hidden test 0 with the reason) and still
     grades the public ones; with the goldens made readable to others, a uid alone is not
-    enough either (boxes.HostBox.hidden_refusal)."""
-    from autograder import boxes
+    enough either (backends.host.HostBox.hidden_refusal)."""
     from autograder.assignments import load
-    from autograder.runner import RunRequest
+    from autograder.backends import host as boxes
+    from autograder.backends.base import RunRequest
     from autograder.store import TestPlan, load_stores
 
     monkeypatch.setenv(ROOT_VARIABLE, str(toy_course))
