@@ -18,10 +18,7 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
-import sys
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import partial
@@ -39,9 +36,10 @@ from .backends import Placement
 from .bulk_compare import compare as compare_runs
 from .bulk_compare import previous_results, terminal_table
 from .bulk_compare import write as write_compare
+from .bulk_executors import BulkError, Executor, course_version, job_timeout, run_job
 from .bulk_intake import Submission, SubmissionError, list_submissions, submission_hash, utf8, visible
 from .class_report import class_report
-from .gradebook import write_canvas, write_gradebook
+from .gradebook import rejection, write_canvas, write_gradebook
 from .grading import all_failed
 from .html_report import write_html
 from .report import INSTRUCTOR_KEY
@@ -49,14 +47,8 @@ from .safe_text import utf8_json
 from .sandbox import SandboxPolicy
 from .similarity import scan
 
-ENGINE = Path(__file__).resolve().parent
-JOB_TIMEOUT_FACTOR = 3  # a job may take this many times the assignments' run timeouts
 OUT_FILES = frozenset({"grades.csv", "canvas.csv", "class_report.md", "class_report.html",
                        "run_log.jsonl", "compare.csv", "compare.md"})  # never a student's folder
-
-
-class BulkError(Exception):
-    """The bulk run cannot start (e.g. another run holds the output folder)."""
 
 
 @dataclass
@@ -70,17 +62,6 @@ class Outcome:
     error: str | None = None
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-
-def course_version(assignments: list[Assignment]) -> str:
-    """sha256 over the assignments' tests and goldens and the engine's source."""
-    h = hashlib.sha256()
-    files = [p for a in assignments for p in sorted(a.tests_dir.rglob("*"))]
-    files += sorted(ENGINE.rglob("*.py"))
-    for p in files:
-        if p.is_file() and "__pycache__" not in p.parts:
-            h.update(str(p).encode() + b"\0" + hashlib.sha256(p.read_bytes()).digest())
-    return h.hexdigest()
 
 
 def options_key(assignments: list[Assignment], policy: SandboxPolicy,
@@ -176,7 +157,7 @@ def _keys(subs: list[Submission], version: str, options: str) -> dict[str, tuple
 
 def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, jobs: int,
                 policy: SandboxPolicy, force: bool, console: Console,
-                run: Callable | None = None,
+                run: Executor | None = None,
                 placement: Placement | None = None) -> dict[str, dict]:
     clear_leftovers(out)
     assignments = class_assignments(assignment)
@@ -241,14 +222,6 @@ def message(outcome: Outcome) -> str:
     return "; ".join(visible(p) for p in [*parts, *outcome.notes])
 
 
-def rejection(results: dict) -> list[str]:
-    """Why nothing of the submission ran (every test "not run: ..."), else []."""
-    tests = results.get("tests", [])
-    if tests and all(t["output"].startswith("not run: ") for t in tests):
-        return sorted({t["output"].removeprefix("not run: ").splitlines()[0] for t in tests})
-    return [] if tests else ([results.get("output", "").strip() or "nothing graded"])
-
-
 def summary_line(outcomes: dict[str, Outcome], seconds: float, out: Path) -> str:
     graded = [o for o in outcomes.values() if not o.resumed]
     full = sum(1 for o in outcomes.values() if o.results and o.results["max_score"]
@@ -278,39 +251,8 @@ def _stored(folder: Path, key: str) -> dict | None:
     return results if meta.get("key") == key else None
 
 
-def job_timeout(assignments: list[Assignment]) -> float:
-    return JOB_TIMEOUT_FACTOR * sum(2 * a.run_timeout for a in assignments) + 60
-
-
-def run_job(sub: Path, names: list[str], policy: SandboxPolicy, work: Path, timeout: float,
-            env: dict[str, str] | None = None,
-            placement: Placement | None = None) -> tuple[dict | None, str | None]:
-    """Run `python -m autograder.bulk_job` on one submission in a child process that dies with
-    this one, with TMPDIR=work: (results.json, None), or (None, a one-line error)."""
-    cmd = [sys.executable, "-m", "autograder.bulk_job", str(sub.resolve()),
-           "--isolation", policy.mode, "--parent", str(os.getpid())]
-    placement = placement or Placement()
-    cmd += ["--backend", placement.backend] + (["--gpus", placement.gpus] if placement.gpus else [])
-    for name in names:
-        cmd += ["--assignment", name]
-    # One temporary folder for all of this run's jobs (never one per job: the sandbox's uid
-    # slots are locked under TMPDIR, and jobs must see each other's locks).
-    env = {**os.environ, **(env or {}), "TMPDIR": str(work.resolve())}
-    try:
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
-        if proc.returncode != 0:
-            tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-            return None, f"grading failed: {tail}"
-        return json.loads(proc.stdout.strip().splitlines()[-1]), None
-    except subprocess.TimeoutExpired:
-        return None, f"grading took longer than {timeout:.0f} s"
-    except (ValueError, IndexError) as e:
-        return None, f"grading printed no result ({e})"
-
-
 def grade_job(sub: Submission, key: str, digest: str, assignments: list[Assignment], out: Path,
-              policy: SandboxPolicy, run: Callable = run_job) -> Outcome:
+              policy: SandboxPolicy, run: Executor = run_job) -> Outcome:
     """Grade one student with `run` (run_job's signature: a child process here, or a Dask
     worker), or record the submission's problem without running anything; store results.json,
     then grading.json (the key), each atomically, then append the run log line."""

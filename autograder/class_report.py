@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .assignments import Assignment
 from .bulk_intake import visible
-from .gradebook import full_titles, mine, test_key
+from .gradebook import full_titles, mine, rejection, test_key
 from .similarity import Scan
 from .tasks import natural_key
 
@@ -186,7 +186,6 @@ def class_report(results: dict[str, dict], errors: dict[str, str], students: lis
                  assignments: list[Assignment], scan: Scan) -> ClassReport:
     """The report over `students` (every entry of the class folder; `results` for those with a
     results.json, `errors` for those whose grading failed)."""
-    from .bulk import rejection
 
     rejected = {s: "; ".join(rejection(r)) for s, r in results.items() if rejection(r)}
     rejected.update(errors)

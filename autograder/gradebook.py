@@ -162,3 +162,11 @@ def write_canvas(results: dict[str, dict], messages: dict[str, str],
         row = student_row(results.get(student), cols)
         rows.append([student, "", "", student, "", *[x if x != "" else 0 for x in row]])
     _write(rows, path)
+
+
+def rejection(results: dict) -> list[str]:
+    """Why nothing of the submission ran (every test "not run: ..."), else []."""
+    tests = results.get("tests", [])
+    if tests and all(t["output"].startswith("not run: ") for t in tests):
+        return sorted({t["output"].removeprefix("not run: ").splitlines()[0] for t in tests})
+    return [] if tests else ([results.get("output", "").strip() or "nothing graded"])

@@ -140,8 +140,8 @@ def test_unreachable_scheduler_is_one_line(toy_env, tmp_path, capsys):
 
 def test_a_worker_on_another_course_version_refuses(toy_env, tmp_path):
     """worker_job as a worker runs it (no cluster needed): a stale version never grades."""
-    from autograder.bulk import course_version
     from autograder.bulk_dask import worker_job
+    from autograder.bulk_executors import course_version
     from autograder.sandbox import SandboxPolicy
 
     package(tmp_path / "alice", SOLUTION)
