@@ -14,13 +14,13 @@ from pathlib import Path
 
 from . import backends
 from .assignments import VISIBILITIES, Assignment
-from .backends.base import Placement, RunRequest, RunResult
+from .backends.base import Placement, RunRequest, RunResult, TestPlan
 from .compare import check_tag, judge, plain_equal, raise_site
 from .harness import KINDS
 from .harness.plaindata import decode
 from .mutants import load_mutants, materialize
 from .sandbox import SandboxPolicy
-from .store import GoldenStore, MutantValues, ObservationSpec, StoreError, TestPlan, TestSpec, load_inputs, load_store
+from .store import GoldenStore, MutantValues, ObservationSpec, StoreError, TestSpec, load_inputs, load_store
 from .tasks import task_table
 
 GEN_TEST_TIMEOUT = 600.0

@@ -13,13 +13,13 @@ from pathlib import Path
 
 from . import backends
 from .assignments import VISIBILITIES, Assignment
-from .backends.base import Placement, RunRequest, RunResult, TestRecord
+from .backends.base import Placement, RunRequest, RunResult, TestPlan, TestRecord
 from .compare import judge, raise_site, ranked_hints, short
 from .found_instead import found_instead
 from .harness.plaindata import PlainDataError, decode
 from .intake import find_package, stage, staging_dir
 from .sandbox import SandboxPolicy
-from .store import GoldenStore, TestPlan, TestSpec, load_inputs, load_stores
+from .store import GoldenStore, TestSpec, load_inputs, load_stores
 from .tasks import natural_key
 
 HIDDEN_FAILED = "Hidden test failed."

@@ -123,31 +123,6 @@ class GoldenStore:
         return [m.name for m in self.mutants.values() if test_id in m.fails]
 
 
-@dataclass(frozen=True)
-class TestPlan:
-    """What a graded run executes: test ids in order, each one's visibility and timeout."""
-
-    ids: tuple[str, ...]
-    visibility_of: dict[str, str]
-    timeouts: dict[str, float]
-    file_of: dict[str, str] = field(default_factory=dict)  # test id -> its test file's name
-
-    @classmethod
-    def from_stores(cls, stores: dict[str, GoldenStore]) -> TestPlan:
-        ids = tuple(t for s in stores.values() for t in s.tests)
-        return cls(ids, {t: s.visibility for s in stores.values() for t in s.tests},
-                   {t: spec.timeout for s in stores.values()
-                    for t, spec in s.tests.items() if spec.timeout},
-                   {t: spec.file for s in stores.values() for t, spec in s.tests.items()})
-
-    def only(self, ids: set[str]) -> TestPlan:
-        """The same plan restricted to `ids` (order kept)."""
-        return TestPlan(tuple(i for i in self.ids if i in ids),
-                        {i: v for i, v in self.visibility_of.items() if i in ids},
-                        {i: t for i, t in self.timeouts.items() if i in ids},
-                        {i: f for i, f in self.file_of.items() if i in ids})
-
-
 def load_store(assignment: Assignment, visibility: str, base: Path | None = None) -> GoldenStore:
     path = assignment.goldens_path(visibility, base)
     if not path.exists():

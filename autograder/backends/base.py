@@ -5,21 +5,46 @@ Kubernetes or Slurm backend can ship a request to another machine and its result
 
 A `RunResult` holds what a child *claimed*; it is judged by the trusted parent
 (grading/judge) exactly as for the host backend. Imported by the runner, every backend and the
-grading/authoring code that builds requests; imports only assignments, store and sandbox.
+grading/authoring code that builds requests; imports only assignments and sandbox.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..assignments import VISIBILITIES, Assignment
 from ..sandbox import Capabilities, Limits, SandboxPolicy
-from ..store import TestPlan
 
 MODES = ("gen", "replay")
+
+
+@dataclass(frozen=True)
+class TestPlan:
+    """What a graded run executes: test ids in order, each one's visibility and timeout."""
+
+    ids: tuple[str, ...]
+    visibility_of: dict[str, str]
+    timeouts: dict[str, float]
+    file_of: dict[str, str] = field(default_factory=dict)  # test id -> its test file's name
+
+    @classmethod
+    def from_stores(cls, stores: Mapping[str, Any]) -> TestPlan:
+        """The plan of golden stores (store.GoldenStore by visibility), in their order."""
+        ids = tuple(t for s in stores.values() for t in s.tests)
+        return cls(ids, {t: s.visibility for s in stores.values() for t in s.tests},
+                   {t: spec.timeout for s in stores.values()
+                    for t, spec in s.tests.items() if spec.timeout},
+                   {t: spec.file for s in stores.values() for t, spec in s.tests.items()})
+
+    def only(self, ids: set[str]) -> TestPlan:
+        """The same plan restricted to `ids` (order kept)."""
+        return TestPlan(tuple(i for i in self.ids if i in ids),
+                        {i: v for i, v in self.visibility_of.items() if i in ids},
+                        {i: t for i, t in self.timeouts.items() if i in ids},
+                        {i: f for i, f in self.file_of.items() if i in ids})
 
 
 class BackendError(Exception):

@@ -30,7 +30,7 @@ def _through_json(obj):
 
 
 def test_run_request_round_trips_through_json(toy):
-    plan = store.TestPlan.from_stores(store.load_stores(toy))
+    plan = base.TestPlan.from_stores(store.load_stores(toy))
     policy = SandboxPolicy(mode="strict", limits=Limits(memory=2**30, pids=77),
                            disabled=frozenset({"cgroup", "user"}))
     for request in (RunRequest(toy, Path("/tmp/impl"), "replay", plan, policy,

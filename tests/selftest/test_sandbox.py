@@ -549,8 +549,8 @@ def test_hidden_refused_when_goldens_cannot_be_kept_secret(tmp_path, monkeypatch
     enough either (backends.host.HostBox.hidden_refusal)."""
     from autograder.assignments import load
     from autograder.backends import host as boxes
-    from autograder.backends.base import RunRequest
-    from autograder.store import TestPlan, load_stores
+    from autograder.backends.base import RunRequest, TestPlan
+    from autograder.store import load_stores
 
     monkeypatch.setenv(ROOT_VARIABLE, str(toy_course))
     monkeypatch.setenv(sandbox.ENV_DISABLE, "namespaces,user")
