@@ -19,12 +19,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from . import service
 from .assignments import AssignmentError, course_root, discover, load
 from .backends import REGISTRY, BackendError, Placement
-from .report import render, write_instructor, write_results
+from .grading import service
+from .grading.report import render, write_instructor, write_results
+from .grading.store import StoreError
 from .sandbox import MODES, IsolationError, SandboxPolicy
-from .store import StoreError
 
 
 def make_console() -> Console:
@@ -51,7 +51,7 @@ def resolve_task(assignment, text: str | None) -> int | None:
         return None
     if text.strip().isdigit():
         return int(text)
-    from .store import load_stores
+    from .grading.store import load_stores
 
     tests = load_stores(assignment, ("public",))["public"].tests.values()
     titles = {t.task: t.task_title for t in tests if t.task is not None}
@@ -125,7 +125,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 def cmd_bulk(args: argparse.Namespace) -> int:
     """Every submission in a folder, in parallel, resumable; grades.csv and a class report."""
-    from .bulk import BulkError, run_bulk
+    from .classroom.bulk import BulkError, run_bulk
 
     try:
         run_bulk(Path(args.folder), args.assignment, Path(args.out), args.jobs, _policy(args),
@@ -140,7 +140,7 @@ def cmd_bulk(args: argparse.Namespace) -> int:
 
 def cmd_gradescope(args: argparse.Namespace) -> int:
     """Write a Gradescope autograder zip (setup.sh, run_autograder, engine, tests, goldens)."""
-    from .gradescope_export import ExportError, build_zip
+    from .integrations.gradescope import ExportError, build_zip
 
     try:
         path = build_zip(load(args.assignment), Path(args.out))
@@ -155,7 +155,7 @@ def cmd_goldens(args: argparse.Namespace) -> int:
     """Regenerate inputs and goldens from solutions/ and the mutants."""
     import time
 
-    from .goldens import GoldenError, generate
+    from .authoring.goldens import GoldenError, generate
 
     policy = _policy(args)
     for name in args.assignments or [a.name for a in discover()]:
@@ -173,7 +173,7 @@ def cmd_goldens(args: argparse.Namespace) -> int:
 
 def cmd_examples(args: argparse.Namespace) -> int:
     """Rebuild examples/*.zip from the current solutions, mutants and starters."""
-    from .examples import write_examples
+    from .authoring.examples import write_examples
 
     for path in write_examples():
         print(f"wrote {path.relative_to(course_root())}")
@@ -182,7 +182,7 @@ def cmd_examples(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Grade every bundled example submission and print its report."""
-    from .examples import EXAMPLE_NAMES, examples_dir
+    from .authoring.examples import EXAMPLE_NAMES, examples_dir
 
     policy = _policy(args)
     console, summary = make_console(), []
@@ -200,7 +200,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_release(args: argparse.Namespace) -> int:
     """Write the student release (no solutions, hidden tests, or hidden goldens)."""
-    from .release import ReleaseError, build_release
+    from .authoring.release import ReleaseError, build_release
 
     try:
         dest = build_release(Path(args.dest))
@@ -213,7 +213,7 @@ def cmd_release(args: argparse.Namespace) -> int:
 
 def cmd_nbgrader(args: argparse.Namespace) -> int:
     """Write the nbgrader course: source/<a>/<a>.ipynb per assignment and nbgrader_config.py."""
-    from .nbgrader_course import CourseError, build_course
+    from .integrations.nbgrader_course import CourseError, build_course
 
     try:
         out = build_course(Path(args.out), args.assignments or None)
@@ -226,7 +226,7 @@ def cmd_nbgrader(args: argparse.Namespace) -> int:
 
 def cmd_selftest(args: argparse.Namespace) -> int:
     """The course self-test for the named assignments (default: all)."""
-    from .selftest import run_selftest
+    from .authoring.course_selftest import run_selftest
 
     names = args.assignments or [a.name for a in discover()]
     policy = _policy(args)
@@ -235,7 +235,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
 def cmd_mutation(args: argparse.Namespace) -> int:
     """Mutation testing of solutions/ against its own graded suite (cosmic-ray operators)."""
-    from .mutation import run_mutation
+    from .authoring.mutation_testing import run_mutation
 
     return run_mutation(args.assignments, args.sample, args.seed,
                         Path(args.report) if args.report else None)
@@ -243,7 +243,7 @@ def cmd_mutation(args: argparse.Namespace) -> int:
 
 def cmd_starter(args: argparse.Namespace) -> int:
     """Generate starter/ from the marked solutions; --check only reports a stale starter."""
-    from . import starter
+    from .authoring import starter
 
     stale = []
     for name in args.assignments or [a.name for a in discover()]:
@@ -276,10 +276,19 @@ def add_policy_options(parser: argparse.ArgumentParser) -> None:
 
 # The engine modules each command imports (beyond check's): a command whose modules are not
 # installed (the student release ships none of them) is not offered.
-NEEDS = {"grade": ("goldens",), "bulk": ("bulk",), "gradescope": ("gradescope_export",),
-         "goldens": ("goldens",), "examples": ("examples",), "release": ("release",),
-         "nbgrader": ("nbgrader_course",), "demo": ("examples",), "selftest": ("selftest",),
-         "mutation": ("mutation",), "starter": ("starter",)}
+NEEDS = {
+    "grade": ("authoring.goldens",),
+    "bulk": ("classroom.bulk",),
+    "gradescope": ("integrations.gradescope",),
+    "goldens": ("authoring.goldens",),
+    "examples": ("authoring.examples",),
+    "release": ("authoring.release",),
+    "nbgrader": ("integrations.nbgrader_course",),
+    "demo": ("authoring.examples",),
+    "selftest": ("authoring.course_selftest",),
+    "mutation": ("authoring.mutation_testing",),
+    "starter": ("authoring.starter",),
+}
 
 
 def available_module(module: str) -> bool:

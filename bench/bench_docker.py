@@ -31,7 +31,7 @@ ASSIGNMENT = "minigrad"
 
 
 def _median_grade(placement: Placement) -> float:
-    from autograder import service
+    from autograder.grading import service
 
     times = []
     for _ in range(REPEATS):
@@ -43,7 +43,7 @@ def _median_grade(placement: Placement) -> float:
 
 
 def _throughput(placement: Placement, jobs: int, n: int = 4) -> float:
-    from autograder import service
+    from autograder.grading import service
 
     started = time.monotonic()
     with ThreadPoolExecutor(jobs) as pool:

@@ -20,9 +20,9 @@ import os
 import time
 from pathlib import Path
 
-from ..runner import run_tests
 from ..sandbox import Capabilities, scrubbed_env
 from .base import RunRequest, RunResult
+from .runner import run_tests
 
 IMAGE = "localhost/training-systems-runner:cpu"
 PYTHON = "/opt/runner/venv/bin/python3"

@@ -8,9 +8,9 @@ import signal
 import subprocess
 from pathlib import Path
 
-from ..runner import run_tests
 from ..sandbox import Capabilities, RunSandbox, readable_by_others
 from .base import Child, RunRequest, RunResult
+from .runner import run_tests
 
 
 class HostChild:

@@ -2,7 +2,7 @@
 
 Nothing here decides a grade. Tests *record* observations; the trusted parent compares them with
 goldens it alone holds (see docs/WRITING_TESTS.md). This package imports nothing else from
-`autograder`: local mode hands the plugin its checker from outside (autograder/local.py).
+`autograder`: local mode hands the plugin its checker from outside (autograder/grading/local.py).
 """
 
 from __future__ import annotations

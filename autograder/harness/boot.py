@@ -17,7 +17,7 @@ class ForbiddenImportBlocker(importlib.abc.MetaPathFinder):
     """Makes the assignment's forbidden modules unimportable; the error names the line of the
     implementation (under `impl`) that imported it.
 
-    Rules are autograder/forbidden.py's: a top-level rule blocks the module for everyone; a
+    Rules are autograder/grading/forbidden.py's: a top-level rule blocks the module for everyone; a
     rule below the top level (`torch.func`, `transformers.models`, with `!` exceptions) blocks
     an import the implementation's own code asks for (an import statement, `__import__`,
     `importlib.import_module` with a computed name), not one a library makes for itself

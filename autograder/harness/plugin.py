@@ -6,7 +6,7 @@ reachable from fixtures through `config.stash[GRADED_RUN]`. Who registers it set
   test's ``cases(rng)``; the events carry inputs, metadata and observations.
 - ``replay`` (boot.py): a graded run: inputs come from the stored inputs file; events carry
   observations.
-- local (autograder/local.py, config None): pytest run directly; stored public inputs, and each
+- local (autograder/grading/local.py, config None): pytest run directly; stored public inputs, and each
   observation goes to the `local_checker` given (the parent's comparison, which lives outside
   this package: nothing here imports the rest of the engine).
 

@@ -36,7 +36,7 @@ import torch.nn.functional as F
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "solutions")]  # common imports `ad_modes` at load
 
-from autograder.compare import compare_value
+from autograder.grading.compare import compare_value
 from autograder.harness.plaindata import decode, encode
 
 HERE = Path(__file__).resolve().parent

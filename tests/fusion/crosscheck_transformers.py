@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from transformers.models.clip import modeling_clip
 
-from autograder.compare import compare_value
+from autograder.grading.compare import compare_value
 from autograder.harness.plaindata import decode, encode
 
 HERE = Path(__file__).resolve().parent

@@ -22,7 +22,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "solutions")]  # test modules import `minigrad` at load
 
-from autograder.compare import compare_value
+from autograder.grading.compare import compare_value
 from autograder.harness import exception_kind
 from autograder.harness.plaindata import decode, encode
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import Assignment, load
-from autograder.goldens import generate
+from autograder.authoring.goldens import generate
 
 collect_ignore = ["toy_course"]
 TOY = Path(__file__).parent / "toy_course"

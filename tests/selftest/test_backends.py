@@ -17,10 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder import backends, goldens, store
+from autograder import backends
 from autograder.assignments import load
+from autograder.authoring import goldens
 from autograder.backends import base
 from autograder.backends.base import Placement, RunRequest, RunResult
+from autograder.grading import store
 from autograder.harness.config import ChildConfig
 from autograder.sandbox import Limits, SandboxPolicy
 

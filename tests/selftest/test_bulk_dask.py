@@ -13,8 +13,8 @@ from distributed import Client
 
 from autograder import cli
 from autograder.assignments import load
-from autograder.bulk_dask import loopback_cluster
-from autograder.starter import without_markers
+from autograder.authoring.starter import without_markers
+from autograder.classroom.dask_executor import loopback_cluster
 
 TOY = Path(__file__).parent / "toy_course"
 SOLUTION = without_markers((TOY / "solutions" / "toy" / "__init__.py").read_text())
@@ -140,8 +140,8 @@ def test_unreachable_scheduler_is_one_line(toy_env, tmp_path, capsys):
 
 def test_a_worker_on_another_course_version_refuses(toy_env, tmp_path):
     """worker_job as a worker runs it (no cluster needed): a stale version never grades."""
-    from autograder.bulk_dask import worker_job
-    from autograder.bulk_executors import course_version
+    from autograder.classroom.dask_executor import worker_job
+    from autograder.classroom.executors import course_version
     from autograder.sandbox import SandboxPolicy
 
     package(tmp_path / "alice", SOLUTION)

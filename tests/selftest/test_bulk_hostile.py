@@ -19,8 +19,8 @@ import pytest
 from rich.console import Console
 
 from autograder import cli
-from autograder.bulk import run_bulk
-from autograder.starter import without_markers
+from autograder.authoring.starter import without_markers
+from autograder.classroom.bulk import run_bulk
 
 TOY = Path(__file__).parent / "toy_course"
 SOLUTION = without_markers((TOY / "solutions" / "toy" / "__init__.py").read_text())

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder import service
+from autograder.authoring.starter import without_markers
 from autograder.backends import Placement, docker_image
-from autograder.grading import grade_submission_root
+from autograder.grading import service
+from autograder.grading.judge import grade_submission_root
 from autograder.sandbox import SandboxPolicy
-from autograder.starter import without_markers
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

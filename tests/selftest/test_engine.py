@@ -14,11 +14,11 @@ import pytest
 
 from autograder import cli
 from autograder.assignments import load
-from autograder.goldens import GoldenError, generate, stale_report
-from autograder.grading import grade_submission_root
-from autograder.report import SCHEMA_PATH, results_json
-from autograder.runner import prepare_run_dir
-from autograder.starter import without_markers
+from autograder.authoring.goldens import GoldenError, generate, stale_report
+from autograder.authoring.starter import without_markers
+from autograder.backends.runner import prepare_run_dir
+from autograder.grading.judge import grade_submission_root
+from autograder.grading.report import SCHEMA_PATH, results_json
 
 SOLUTION = without_markers((Path(__file__).parent / "toy_course" / "solutions" / "toy" / "__init__.py").read_text())
 

@@ -20,12 +20,14 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from autograder import cli, runner, store
-from autograder.compare import ranked_hints
-from autograder.grading import grade_submission_root
-from autograder.report import render, results_json
-from autograder.starter import without_markers
-from autograder.tasks import natural_key, task_of_file
+from autograder import cli
+from autograder.authoring.starter import without_markers
+from autograder.backends import runner
+from autograder.grading import store
+from autograder.grading.compare import ranked_hints
+from autograder.grading.judge import grade_submission_root
+from autograder.grading.report import render, results_json
+from autograder.grading.tasks import natural_key, task_of_file
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 # the toy solution without its BEGIN/END SOLUTION marker lines (the edits below quote its code)

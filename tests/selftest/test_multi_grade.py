@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder import service
 from autograder.assignments import ROOT_VARIABLE, load
-from autograder.goldens import generate
-from autograder.report import write_instructor, write_results
-from autograder.starter import without_markers
+from autograder.authoring.goldens import generate
+from autograder.authoring.starter import without_markers
+from autograder.grading import service
+from autograder.grading.report import write_instructor, write_results
 
 SOLUTION = without_markers((Path(__file__).parent / "toy_course" / "solutions" / "toy"
                             / "__init__.py").read_text())
@@ -244,7 +244,7 @@ def test_hidden_hint_stays_with_the_instructor(course, tmp_path, monkeypatch):
 
 def test_class_report_counts_hidden_hints_results_json_does_not_show_them(course, tmp_path,
                                                                            monkeypatch):
-    from autograder.bulk import run_bulk
+    from autograder.classroom.bulk import run_bulk
     from autograder.sandbox import SandboxPolicy
 
     monkeypatch.setenv(ROOT_VARIABLE, str(course))

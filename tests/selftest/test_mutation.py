@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
-from autograder import mutation
 from autograder.assignments import discover, load
+from autograder.authoring import mutation_testing as mutation
 
 SAMPLE = 1  # per assignment: keeps this file within ~2 minutes on 2 cores for all of them
 SEED = 0

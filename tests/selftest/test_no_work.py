@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import discover
-from autograder.grading import grade_submission_root, task_numbers
+from autograder.grading.judge import grade_submission_root, task_numbers
 
 NO_WORK_DIR = Path(__file__).resolve().parent / "no_work"
 ASSIGNMENTS = {a.name: a for a in discover()}

@@ -25,11 +25,11 @@ import pytest
 
 from autograder import cli, sandbox
 from autograder.assignments import ROOT_VARIABLE
+from autograder.authoring.starter import without_markers
 from autograder.backends import host as boxes
-from autograder.grading import grade_submission_root
-from autograder.intake import REFUSED_NAMES
+from autograder.grading.intake import REFUSED_NAMES
+from autograder.grading.judge import grade_submission_root
 from autograder.sandbox.uids import SLOT_UID_BASE, SLOTS
-from autograder.starter import without_markers
 
 HERE = Path(__file__).parent
 CORPUS_DIR = HERE / "adversarial"
@@ -550,7 +550,7 @@ def test_hidden_refused_when_goldens_cannot_be_kept_secret(tmp_path, monkeypatch
     from autograder.assignments import load
     from autograder.backends import host as boxes
     from autograder.backends.base import RunRequest, TestPlan
-    from autograder.store import load_stores
+    from autograder.grading.store import load_stores
 
     monkeypatch.setenv(ROOT_VARIABLE, str(toy_course))
     monkeypatch.setenv(sandbox.ENV_DISABLE, "namespaces,user")

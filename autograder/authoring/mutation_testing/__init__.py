@@ -1,0 +1,183 @@
+"""Automated mutation testing: every reference solution against its own graded suite.
+
+Mutants come from cosmic-ray's core operators (binary, comparison and unary operator
+replacement, boolean and number replacement, break/continue swaps, exception replacement,
+decorator removal, zero-iteration loops), applied one at a time to a copy of
+solutions/<package>/ on disk. A mutant is graded like any submission, by the engine
+(`grading.grade_submission_root`: sandboxed child that only records, goldens judged in the
+parent), and it is *killed* when it loses points. Public tests run first; hidden tests only run
+when the public ones give full marks (losing points anywhere is enough).
+
+Why cosmic-ray and not mutmut: cosmic-ray's model is "write one mutated module to disk, run any
+command", which is exactly how the engine grades a submission (a folder, copied into a fresh
+sandbox). mutmut 3 instruments every function with trampolines and picks the live mutant from
+an environment variable, which the engine's scrubbed child environment (`python -I`, no
+inherited variables) would not pass, and it runs pytest itself, outside the trusted parent.
+
+A mutant is named by what a reader can find again: `file::function: old line => new line`
+(`tests/<a>/EQUIVALENT_MUTANTS.md` lists the ones that cannot change any output the contract
+fixes, by that name, each with its reason). Mutants that change only annotations (never
+evaluated under `from __future__ import annotations`), that do not compile, or that repeat
+another mutant's code are dropped before sampling.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...assignments import Assignment
+from .generation import Mutation, MutationError, generate, sample
+from .report import EQUIVALENT_FILE, previous_summaries, reclassified, render_report, report_path, summary
+
+__all__ = ["EQUIVALENT_FILE", "AssignmentMutation", "Mutation", "MutationError", "Outcome",
+           "equivalent_mutants", "generate", "grade_mutation", "run_assignment", "run_mutation",
+           "sample"]
+
+TARGET_SCORE = 0.95
+_ENTRY = re.compile(r"^- `(?P<key>[^`]+)`\s*(?::|—|-)?\s*(?P<reason>.*)$")
+
+
+@dataclass
+class Outcome:
+    mutation: Mutation
+    status: str  # killed | survived | equivalent
+    where: str = ""  # e.g. "public: test_x, test_y" (killed), the reason (equivalent)
+    seconds: float = 0.0
+
+
+@dataclass
+class AssignmentMutation:
+    """What one assignment's run found."""
+
+    assignment: str
+    generated: int
+    sampled: int
+    outcomes: list[Outcome] = field(default_factory=list)
+    stale_equivalents: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def count(self, status: str) -> int:
+        return sum(o.status == status for o in self.outcomes)
+
+    @property
+    def score(self) -> float | None:
+        """killed / (graded non-equivalent); None when nothing was graded."""
+        judged = self.count("killed") + self.count("survived")
+        return self.count("killed") / judged if judged else None
+
+
+def equivalent_mutants(assignment: Assignment) -> dict[str, str]:
+    """tests/<a>/EQUIVALENT_MUTANTS.md: `- \\`KEY\\` reason` entries (reason may continue on
+    indented lines). Returns key -> reason."""
+    path = assignment.tests_dir / EQUIVALENT_FILE
+    if not path.exists():
+        return {}
+    entries: dict[str, str] = {}
+    current = None
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        match = _ENTRY.match(line)
+        if match:
+            current = match["key"]
+            if current in entries:
+                raise MutationError(f"{path}:{number}: mutant listed twice: {current}")
+            entries[current] = match["reason"].strip()
+        elif current and line.startswith("  ") and line.strip():
+            entries[current] = (entries[current] + " " + line.strip()).strip()
+        else:
+            current = None
+    missing = [k for k, reason in entries.items() if not reason]
+    if missing:
+        raise MutationError(f"{path}: no reason given for {missing[0]}")
+    return entries
+
+
+def grade_mutation(assignment: Assignment, mutation: Mutation) -> Outcome:
+    """Grade the mutated solution with the engine: killed when it loses points."""
+    from ...grading.judge import grade_submission_root
+
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=f"mutant-{assignment.name}-") as tmp:
+        package = Path(tmp) / assignment.package
+        shutil.copytree(assignment.solutions / assignment.package, package,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        (package / mutation.file).write_text(mutation.code, encoding="utf-8")
+        for visibility in ("public", "hidden"):
+            grade = grade_submission_root(assignment, Path(tmp), (visibility,))
+            if grade.score < grade.max_score:
+                failed = [t.id for t in grade.tests if not t.passed]
+                where = f"{visibility}: " + ", ".join(failed[:4]) + (
+                    f" (+{len(failed) - 4})" if len(failed) > 4 else "")
+                return Outcome(mutation, "killed", where, time.monotonic() - started)
+    return Outcome(mutation, "survived", "", time.monotonic() - started)
+
+
+def run_assignment(assignment: Assignment, n: int | None = None, seed: int = 0,
+                   progress: Callable[[str], None] | None = None) -> AssignmentMutation:
+    """Generate the mutants, grade a seeded sample of n (all when None); listed equivalent
+    mutants are not graded."""
+    started = time.monotonic()
+    mutations = generate(assignment)
+    equivalents = equivalent_mutants(assignment)
+    chosen = sample(mutations, n, seed, assignment.name)
+    result = AssignmentMutation(assignment.name, len(mutations), len(chosen),
+                                stale_equivalents=sorted(set(equivalents)
+                                                         - {m.key for m in mutations}))
+    for i, mutation in enumerate(chosen, 1):
+        if mutation.key in equivalents:
+            outcome = Outcome(mutation, "equivalent", equivalents[mutation.key])
+        else:
+            outcome = grade_mutation(assignment, mutation)
+        result.outcomes.append(outcome)
+        if progress:
+            progress(f"{assignment.name} [{i}/{len(chosen)}] {outcome.status:<10} "
+                     f"{outcome.seconds:5.1f} s  {mutation.key}"
+                     + (f"  [{outcome.where}]" if outcome.status == "killed" else ""))
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def run_mutation(names: list[str], n: int | None = None, seed: int = 0,
+                 report: Path | None = None) -> int:
+    """`python -m autograder mutation`: run the named assignments (default: all), one at a
+    time, print progress and survivors, and update the report (other assignments' figures are
+    kept). Exit status 1 when an assignment scores below TARGET_SCORE, 2 on a bad list."""
+    from ...assignments import course_root, discover, load
+
+    assignments = [load(a) for a in names] if names else discover()
+    path = report or report_path(course_root())
+    summaries = previous_summaries(path)
+    low = []
+    for assignment in assignments:
+        try:
+            result = run_assignment(assignment, n, seed,
+                                    progress=lambda line: print(line, flush=True))
+        except MutationError as e:
+            print(f"error: {e}")
+            return 2
+        score = "n/a" if result.score is None else f"{100 * result.score:.1f} %"
+        print(f"{assignment.name}: {result.generated} mutants, {result.sampled} graded, "
+              f"{result.count('killed')} killed, {result.count('survived')} survived, "
+              f"{result.count('equivalent')} equivalent: score {score} "
+              f"({result.seconds:.0f} s)", flush=True)
+        command = (f"python -m autograder mutation {assignment.name}"
+                   + (f" --sample {n}" if n is not None else "") + f" --seed {seed}")
+        summaries[assignment.name] = summary(result, command)
+        present = {a.name: a for a in discover()}
+        summaries = {name: reclassified(d, equivalent_mutants(present[name]))
+                     if name in present else d for name, d in summaries.items()}
+        order = list(present)
+        ordered = sorted(summaries.values(), key=lambda d: order.index(d["assignment"])
+                         if d["assignment"] in order else len(order))
+        path.write_text(render_report(ordered), encoding="utf-8")  # after each assignment
+        if result.score is not None and result.score < TARGET_SCORE:
+            low.append(assignment.name)
+    print(f"report: {path}")
+    if low:
+        print(f"below {100 * TARGET_SCORE:g} %: {', '.join(low)}")
+    return 1 if low else 0
