@@ -8,8 +8,9 @@ Adding a backend: write `autograder/backends/<name>.py` defining `BACKEND`, an o
 `run(request: RunRequest) -> RunResult`; then add one line to `REGISTRY`. The CLI's `--backend`
 choices come from `REGISTRY`, so nothing else changes.
 
-May import this package: grading, authoring (goldens), classroom and the CLI. It imports the
-runner and the sandbox, never grading, authoring or classroom code.
+May import: sandbox/, harness/ (the child's config type) and the top-level course modules
+(assignments, audiences); never grading/, authoring/, classroom/ or integrations/. Imported by
+grading/ (every graded run), authoring/ (golden generation), classroom/ and cli.py.
 """
 
 from __future__ import annotations
