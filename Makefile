@@ -7,7 +7,7 @@ OUT     ?= out
 JOBS    ?= 2
 ONLY    ?=          # goldens/selftest: limit to these assignments (default: all)
 
-.PHONY: setup demo test check grade goldens selftest bench lint clean docker-cpu docker-gpu docker-serve starter release nbgrader
+.PHONY: setup demo test test-fast check grade goldens selftest bench lint clean docker-cpu docker-gpu docker-serve starter release nbgrader
 
 setup: $(STAMP)
 
@@ -22,6 +22,11 @@ demo: setup
 
 test: setup
 	$(PY) -m pytest -n $(JOBS) -q tests/selftest tests/repro/gpu
+
+# The fast tier (pytest -m fast; tests/selftest/conftest.py's FAST table): engine, sandbox core,
+# the minigrad course's solution, starter and mutants. `make test` stays what CI runs.
+test-fast: setup
+	$(PY) -m pytest -n $(JOBS) -q -m fast tests/selftest
 
 check: setup
 	$(PY) -m autograder check $(A) $(if $(IMPL),--impl $(IMPL)) $(if $(TASK),--task $(TASK))
