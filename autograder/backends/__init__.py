@@ -16,6 +16,7 @@ grading/ (every graded run), authoring/ (golden generation), classroom/ and cli.
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 
 from .base import Backend, BackendError, Placement, RunRequest, RunResult
 
@@ -37,7 +38,5 @@ def run(request: RunRequest, placement: Placement | None = None) -> RunResult:
     """Run `request` on the placement's backend (default: the host), passing its GPUs."""
     placement = placement or Placement()
     if placement.gpus != request.gpus:
-        from dataclasses import replace
-
         request = replace(request, gpus=placement.gpus)
     return get_backend(placement.backend).run(request)
