@@ -7,7 +7,7 @@ OUT     ?= out
 JOBS    ?= 2
 ONLY    ?=          # goldens/selftest: limit to these assignments (default: all)
 
-.PHONY: setup setup-instructor demo test check grade goldens selftest bench lint clean docker-cpu docker-gpu docker-serve starter release nbgrader
+.PHONY: setup setup-instructor demo test test-fast check grade goldens selftest bench lint clean docker-cpu docker-gpu docker-serve starter release nbgrader
 
 # setup: the project with its dev tools (.[dev]): enough for check, demo, grade, goldens, lint.
 # setup-instructor adds the instructor extra (docker, dask, nbgrader) that `make test`, the
@@ -36,6 +36,11 @@ demo: setup
 
 test: setup-instructor
 	$(PY) -m pytest -n $(JOBS) -q tests/selftest tests/repro/gpu
+
+# The fast tier (pytest -m fast; tests/selftest/conftest.py's FAST table): engine, sandbox core,
+# the minigrad course's solution, starter and mutants. `make test` stays what CI runs.
+test-fast: setup-instructor
+	$(PY) -m pytest -n $(JOBS) -q -m fast tests/selftest
 
 check: setup
 	$(PY) -m autograder check $(A) $(if $(IMPL),--impl $(IMPL)) $(if $(TASK),--task $(TASK))

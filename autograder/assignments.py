@@ -33,7 +33,7 @@ class Assignment:
     test_timeout: float
     run_timeout: float
     root: Path
-    # per-test limits sized from the reference's measured time (autograder/timeouts.py); false:
+    # per-test limits sized from the reference's measured time (autograder/backends/timeouts.py); false:
     # every test keeps its explicit or default limit
     measured_timeouts: bool = True
 

@@ -33,15 +33,18 @@ AUDIENCES = ("child-public", "child-hidden", "release", "gradescope", "nbgrader"
 WHOLE, STUBBED = "whole", "stubbed"
 
 # The engine a student needs for `python -m autograder check` and for local pytest (the
-# tests/conftest.py plugin autograder/local.py), and nothing an instructor alone runs.
+# tests/conftest.py plugin autograder/grading/local.py), and nothing an instructor alone runs.
 RELEASE_ENGINE = frozenset({
-    "__init__.py", "__main__.py", "assignments.py", "atomic.py", "audiences.py", "boxes.py",
-    "cli.py", "compare.py", "contract.py", "forbidden.py", "found_instead.py", "grading.py",
-    "intake.py", "safe_text.py",
-    "local.py", "report.py", "results.py", "runner.py", "service.py", "store.py", "tasks.py",
-    "gradescope_schema.json", "sandbox", "harness", "backends/__init__.py", "backends/host.py",
+    "__init__.py", "__main__.py", "assignments.py", "atomic.py", "audiences.py", "cli.py",
+    "harness", "sandbox", "authoring/__init__.py", "authoring/contract.py",
+    "backends/__init__.py", "backends/base.py", "backends/host.py", "backends/runner.py",
+    "backends/timeouts.py", "grading/__init__.py", "grading/compare.py", "grading/forbidden.py",
+    "grading/found_instead.py", "grading/gradescope_schema.json", "grading/intake.py",
+    "grading/judge.py", "grading/local.py", "grading/report.py", "grading/results.py",
+    "grading/safe_text.py", "grading/service.py", "grading/store.py", "grading/tasks.py",
 })
-GRADESCOPE_ENGINE = RELEASE_ENGINE | {"gradescope_export.py"}
+GRADESCOPE_ENGINE = RELEASE_ENGINE | {"integrations/__init__.py",
+                                      "integrations/gradescope.py"}
 # Top-level folders and files that only the instructor's checkout holds.
 INSTRUCTOR_TOP = frozenset({"solutions", "examples", "bench", "docs", "docker", ".ci",
                             "README.md", "Makefile", ".gitignore"})
@@ -126,8 +129,8 @@ def share(audience: str, path: PurePosixPath | str, assignment: str | None = Non
     path = PurePosixPath(path)
     if audience not in AUDIENCES:
         raise ValueError(f"unknown audience {audience!r} (known: {', '.join(AUDIENCES)})")
-    if not path.parts or instructor_only(path) or path.parts[:2] == ("autograder",
-                                                                      "release_files"):
+    if not path.parts or instructor_only(path) or path.parts[:3] == (
+            "autograder", "authoring", "release_files"):
         return None
     if audience.startswith("child-"):
         return _child(path, audience.removeprefix("child-"))

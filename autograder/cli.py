@@ -2,7 +2,8 @@
 nbgrader,demo,selftest,mutation,starter}`.
 
 This module only parses arguments and prints: grading is `service.grade` / `service.check`,
-with one `SandboxPolicy` made here from --isolation and --backend. A command is offered only
+with one `SandboxPolicy` made here from --isolation and one `Placement` from --backend and
+--gpus (autograder/backends). A command is offered only
 where the engine modules it runs are installed (NEEDS): the student release ships the engine
 for `check` and `test` alone (autograder/audiences.py), so its CLI lists only those two.
 Output to a pipe or file is not hard-wrapped (paths and file:line stay on one line).
@@ -18,12 +19,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from . import service
 from .assignments import AssignmentError, course_root, discover, load
-from .backends import REGISTRY, BackendError
-from .report import render, write_instructor, write_results
+from .backends import REGISTRY, BackendError, Placement
+from .grading import service
+from .grading.report import render, write_instructor, write_results
+from .grading.store import StoreError
 from .sandbox import MODES, IsolationError, SandboxPolicy
-from .store import StoreError
 
 
 def make_console() -> Console:
@@ -50,7 +51,7 @@ def resolve_task(assignment, text: str | None) -> int | None:
         return None
     if text.strip().isdigit():
         return int(text)
-    from .store import load_stores
+    from .grading.store import load_stores
 
     tests = load_stores(assignment, ("public",))["public"].tests.values()
     titles = {t.task: t.task_title for t in tests if t.task is not None}
@@ -65,8 +66,11 @@ def resolve_task(assignment, text: str | None) -> int | None:
 
 
 def _policy(args: argparse.Namespace) -> SandboxPolicy:
-    return SandboxPolicy.create(getattr(args, "isolation", None), getattr(args, "backend", None),
-                                gpus=getattr(args, "gpus", None))
+    return SandboxPolicy.create(getattr(args, "isolation", None))
+
+
+def _placement(args: argparse.Namespace) -> Placement:
+    return Placement(getattr(args, "backend", None) or "host", getattr(args, "gpus", None))
 
 
 def _print_warnings(results: service.Results, quiet: bool = False) -> None:
@@ -83,7 +87,7 @@ def cmd_check(args: argparse.Namespace) -> int:
               "package)", file=sys.stderr)
         return 2
     task = resolve_task(assignment, args.task)
-    results = service.check(assignment, impl, _policy(args), task)
+    results = service.check(assignment, impl, _policy(args), task, _placement(args))
     _print_warnings(results)
     scope = f" task {task}" if task is not None else ""
     show(results.grades, make_console(), f"check {assignment.name}{scope} ({impl})")
@@ -108,7 +112,7 @@ def cmd_test(args: argparse.Namespace) -> int:
 def cmd_grade(args: argparse.Namespace) -> int:
     """Public + hidden tests on a submission folder or zip; writes OUT/results.json."""
     results = service.grade(Path(args.submission), [args.assignment] if args.assignment else None,
-                            _policy(args))
+                            _policy(args), placement=_placement(args))
     _print_warnings(results)
     path = write_results(Path(args.out), results.gradescope())
     write_instructor(Path(args.out), results.instructor())
@@ -121,12 +125,13 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 def cmd_bulk(args: argparse.Namespace) -> int:
     """Every submission in a folder, in parallel, resumable; grades.csv and a class report."""
-    from .bulk import BulkError, run_bulk
+    from .classroom.bulk import BulkError, run_bulk
 
     try:
         run_bulk(Path(args.folder), args.assignment, Path(args.out), args.jobs, _policy(args),
                  force=args.force, dask=args.dask,
-                 compare=Path(args.compare) if args.compare else None)
+                 compare=Path(args.compare) if args.compare else None,
+                 placement=_placement(args))
     except BulkError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -135,7 +140,7 @@ def cmd_bulk(args: argparse.Namespace) -> int:
 
 def cmd_gradescope(args: argparse.Namespace) -> int:
     """Write a Gradescope autograder zip (setup.sh, run_autograder, engine, tests, goldens)."""
-    from .gradescope_export import ExportError, build_zip
+    from .integrations.gradescope import ExportError, build_zip
 
     try:
         path = build_zip(load(args.assignment), Path(args.out))
@@ -150,13 +155,13 @@ def cmd_goldens(args: argparse.Namespace) -> int:
     """Regenerate inputs and goldens from solutions/ and the mutants."""
     import time
 
-    from .goldens import GoldenError, generate
+    from .authoring.goldens import GoldenError, generate
 
     policy = _policy(args)
     for name in args.assignments or [a.name for a in discover()]:
         started = time.monotonic()
         try:
-            stores = generate(load(name), policy=policy)
+            stores = generate(load(name), policy=policy, placement=_placement(args))
         except GoldenError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
@@ -168,7 +173,7 @@ def cmd_goldens(args: argparse.Namespace) -> int:
 
 def cmd_examples(args: argparse.Namespace) -> int:
     """Rebuild examples/*.zip from the current solutions, mutants and starters."""
-    from .examples import write_examples
+    from .authoring.examples import write_examples
 
     for path in write_examples():
         print(f"wrote {path.relative_to(course_root())}")
@@ -178,7 +183,7 @@ def cmd_examples(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     """Grade the bundled example submissions in parallel; print one summary table (each
     example's full report goes to OUT/<example>/report.txt)."""
-    from .demo import run_demo
+    from .authoring.demo import run_demo
 
     for name in args.assignment:
         load(name)  # an unknown name: AssignmentError, one line, before anything runs
@@ -188,7 +193,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_release(args: argparse.Namespace) -> int:
     """Write the student release (no solutions, hidden tests, or hidden goldens)."""
-    from .release import ReleaseError, build_release
+    from .authoring.release import ReleaseError, build_release
 
     try:
         dest = build_release(Path(args.dest))
@@ -201,7 +206,7 @@ def cmd_release(args: argparse.Namespace) -> int:
 
 def cmd_nbgrader(args: argparse.Namespace) -> int:
     """Write the nbgrader course: source/<a>/<a>.ipynb per assignment and nbgrader_config.py."""
-    from .nbgrader_course import CourseError, build_course
+    from .integrations.nbgrader_course import CourseError, build_course
 
     try:
         out = build_course(Path(args.out), args.assignments or None)
@@ -214,7 +219,7 @@ def cmd_nbgrader(args: argparse.Namespace) -> int:
 
 def cmd_selftest(args: argparse.Namespace) -> int:
     """The course self-test for the named assignments (default: all)."""
-    from .selftest import run_selftest
+    from .authoring.course_selftest import run_selftest
 
     names = args.assignments or [a.name for a in discover()]
     policy = _policy(args)
@@ -223,7 +228,7 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
 def cmd_mutation(args: argparse.Namespace) -> int:
     """Mutation testing of solutions/ against its own graded suite (cosmic-ray operators)."""
-    from .mutation import run_mutation
+    from .authoring.mutation_testing.run import run_mutation
 
     return run_mutation(args.assignments, args.sample, args.seed,
                         Path(args.report) if args.report else None, args.mutant)
@@ -231,7 +236,7 @@ def cmd_mutation(args: argparse.Namespace) -> int:
 
 def cmd_starter(args: argparse.Namespace) -> int:
     """Generate starter/ from the marked solutions; --check only reports a stale starter."""
-    from . import starter
+    from .authoring import starter
 
     stale = []
     for name in args.assignments or [a.name for a in discover()]:
@@ -264,10 +269,19 @@ def add_policy_options(parser: argparse.ArgumentParser) -> None:
 
 # The engine modules each command imports (beyond check's): a command whose modules are not
 # installed (the student release ships none of them) is not offered.
-NEEDS = {"grade": ("goldens",), "bulk": ("bulk",), "gradescope": ("gradescope_export",),
-         "goldens": ("goldens",), "examples": ("examples",), "release": ("release",),
-         "nbgrader": ("nbgrader_course",), "demo": ("examples", "demo"), "selftest": ("selftest",),
-         "mutation": ("mutation",), "starter": ("starter",)}
+NEEDS = {
+    "grade": ("authoring.goldens",),
+    "bulk": ("classroom.bulk",),
+    "gradescope": ("integrations.gradescope",),
+    "goldens": ("authoring.goldens",),
+    "examples": ("authoring.examples",),
+    "release": ("authoring.release",),
+    "nbgrader": ("integrations.nbgrader_course",),
+    "demo": ("authoring.examples", "authoring.demo"),
+    "selftest": ("authoring.course_selftest",),
+    "mutation": ("authoring.mutation_testing",),
+    "starter": ("authoring.starter",),
+}
 
 
 def available_module(module: str) -> bool:

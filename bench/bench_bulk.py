@@ -20,7 +20,7 @@ from pathlib import Path
 import benchrows
 from rich.console import Console
 
-from autograder.similarity import clusters, code_shingles
+from autograder.classroom.similarity import clusters, code_shingles
 
 N = 500
 DASK_SUBS = 10  # toy-course submissions graded by each of the two runs
@@ -50,8 +50,8 @@ def _toy_class(tmp: Path, count: int = DASK_SUBS) -> tuple[Path, Path]:
     """A toy-course copy with fresh goldens, and `count` seeded submissions (the reference,
     or one of its mutants)."""
     from autograder.assignments import load
-    from autograder.goldens import generate
-    from autograder.starter import without_markers
+    from autograder.authoring.goldens import generate
+    from autograder.authoring.starter import without_markers
 
     course = tmp / "course"
     shutil.copytree(TOY, course)
@@ -70,8 +70,8 @@ def _toy_class(tmp: Path, count: int = DASK_SUBS) -> tuple[Path, Path]:
 def _dask_row() -> dict:
     """Submissions per second: bulk --dask on 2 single-threaded workers vs bulk --jobs 2."""
     from autograder.assignments import ROOT_VARIABLE
-    from autograder.bulk import run_bulk
-    from autograder.bulk_dask import loopback_cluster
+    from autograder.classroom.bulk import run_bulk
+    from autograder.classroom.dask_executor import loopback_cluster
 
     what = f"bulk --dask (2 workers x 1 thread) vs --jobs 2, {DASK_SUBS} toy submissions"
     quiet = Console(file=io.StringIO())
@@ -110,7 +110,7 @@ def _jobs_rows() -> list[dict]:
     import sys
 
     from autograder.assignments import ROOT_VARIABLE
-    from autograder.bulk import run_bulk
+    from autograder.classroom.bulk import run_bulk
 
     quiet = Console(file=io.StringIO())
     previous = os.environ.get(ROOT_VARIABLE)
@@ -127,7 +127,7 @@ def _jobs_rows() -> list[dict]:
             for _ in range(PYTEST_REPEATS):
                 started = time.perf_counter()
                 subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                "-p", "autograder.local", "tests/toy/public", "tests/toy/hidden",
+                                "-p", "autograder.grading.local", "tests/toy/public", "tests/toy/hidden",
                                 "--impl", "solutions"],
                                cwd=course, capture_output=True, check=True, timeout=300)
                 plain.append(time.perf_counter() - started)

@@ -22,34 +22,39 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from benchrows import not_measured, print_rows, row  # noqa: E402
 
+from autograder.backends import Placement  # noqa: E402
+from autograder.sandbox import SandboxPolicy  # noqa: E402
+
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
 SUBMISSION = ROOT / "examples" / "complete.zip"
 ASSIGNMENT = "minigrad"
 
 
-def _median_grade(policy) -> float:
-    from autograder import service
+def _median_grade(placement: Placement) -> float:
+    from autograder.grading import service
 
     times = []
     for _ in range(REPEATS):
         started = time.monotonic()
-        service.grade(SUBMISSION, [ASSIGNMENT], policy)
+        service.grade(SUBMISSION, [ASSIGNMENT], SandboxPolicy.create("auto"),
+                      placement=placement)
         times.append(time.monotonic() - started)
     return statistics.median(times)
 
 
-def _throughput(policy, jobs: int, n: int = 4) -> float:
-    from autograder import service
+def _throughput(placement: Placement, jobs: int, n: int = 4) -> float:
+    from autograder.grading import service
 
     started = time.monotonic()
     with ThreadPoolExecutor(jobs) as pool:
-        list(pool.map(lambda _: service.grade(SUBMISSION, [ASSIGNMENT], policy), range(n)))
+        list(pool.map(lambda _: service.grade(SUBMISSION, [ASSIGNMENT],
+                                              SandboxPolicy.create("auto"),
+                                              placement=placement), range(n)))
     return n / (time.monotonic() - started)
 
 
 def rows() -> list[dict]:
     from autograder.backends import docker_image
-    from autograder.sandbox import SandboxPolicy
 
     problem = docker_image.podman_problem()
     if problem:
@@ -62,8 +67,7 @@ def rows() -> list[dict]:
                note="interpreter + pinned runtime wheels (torch CPU)")]
     with docker_image.PodmanService(podman) as svc:
         os.environ["DOCKER_HOST"] = svc.url
-        host = SandboxPolicy.create("auto")
-        docker = SandboxPolicy.create("auto", backend="docker")
+        host, docker = Placement("host"), Placement("docker")
         t_host, t_docker = _median_grade(host), _median_grade(docker)
         out.append(row("docker", f"grade one submission ({ASSIGNMENT}, public + hidden)",
                        t_docker, "s", peer=t_host, peer_name="host sandbox (bubblewrap)",

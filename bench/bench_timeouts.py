@@ -1,6 +1,6 @@
 """What a hang costs: `check minigrad` on the reference with an endless loop at the top of
 `exp()` (four public tests reach it), with the per-test limits the goldens give
-(autograder/timeouts.py) vs the fixed 10 s default (the same course with
+(autograder/backends/timeouts.py) vs the fixed 10 s default (the same course with
 `measured_timeouts = false`), same machine, same run.
 
 Each figure is the median of REPEATS wall times (default 1; env BENCH_HANG_REPEATS): the

@@ -108,7 +108,7 @@ def part_engine_grading(dry: bool) -> dict:
         return {"status": "skipped", "reason": "needs CUDA: on CPU the course's self-tests grade "
                                                 "these examples already"}
     sys.path.insert(0, str(ROOT))
-    from autograder import service
+    from autograder.grading import service
     from autograder.sandbox import SandboxPolicy, capabilities, report_lines
 
     policy = SandboxPolicy.create("auto")

@@ -1,20 +1,26 @@
-"""Grading backends: where a run's sandboxed children execute. The grading service calls
-`get_backend(policy.backend).run(request)`; what comes back is observations, judged by the
-trusted parent exactly as for the host backend (the trust boundary does not move).
+"""Grading backends: where a run's sandboxed children execute. Grading and golden generation
+both call `get_backend(placement.backend).run(request)`; what comes back is observations,
+judged by the trusted parent exactly as for the host backend (the trust boundary does not
+move). The request, the result and the protocols are in `backends/base.py`.
 
 Adding a backend: write `autograder/backends/<name>.py` defining `BACKEND`, an object with
 `name`, `problem() -> str | None` (why it cannot run here, or None) and
 `run(request: RunRequest) -> RunResult`; then add one line to `REGISTRY`. The CLI's `--backend`
 choices come from `REGISTRY`, so nothing else changes.
+
+May import: sandbox/, harness/ (the child's config type) and the top-level course modules
+(assignments, audiences); never grading/, authoring/, classroom/ or integrations/. Imported by
+grading/ (every graded run), authoring/ (golden generation), classroom/ and cli.py.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import replace
 
-if TYPE_CHECKING:
-    from ..runner import RunRequest, RunResult
+from .base import Backend, BackendError, Placement, RunRequest, RunResult
+
+__all__ = ["REGISTRY", "Backend", "BackendError", "Placement", "get_backend", "run"]
 
 REGISTRY: dict[str, str] = {
     "host": "autograder.backends.host",  # this machine's sandbox (bubblewrap, uids, cgroups)
@@ -22,21 +28,15 @@ REGISTRY: dict[str, str] = {
 }
 
 
-class BackendError(Exception):
-    """A backend is unknown or cannot run on this machine."""
-
-
-class Backend(Protocol):
-    name: str
-
-    def problem(self) -> str | None:
-        """Why this backend cannot run here (None: it can)."""
-
-    def run(self, request: RunRequest) -> RunResult:
-        """Run the request's tests; never raises for anything submitted code does."""
-
-
 def get_backend(name: str) -> Backend:
     if name not in REGISTRY:
         raise BackendError(f"unknown backend {name!r} (known: {', '.join(REGISTRY)})")
     return importlib.import_module(REGISTRY[name]).BACKEND
+
+
+def run(request: RunRequest, placement: Placement | None = None) -> RunResult:
+    """Run `request` on the placement's backend (default: the host), passing its GPUs."""
+    placement = placement or Placement()
+    if placement.gpus != request.gpus:
+        request = replace(request, gpus=placement.gpus)
+    return get_backend(placement.backend).run(request)

@@ -11,7 +11,7 @@ wait timeout would not stop it). What comes back is the same JSON-lines events f
 child writes, read and judged by the parent exactly as on the host.
 
 Environment: DOCKER_HOST (default: the SDK's default socket); AUTOGRADER_DOCKER_IMAGE (default
-IMAGE below). `--gpus all` (SandboxPolicy.gpus) passes the GPUs through device_requests.
+IMAGE below). `--gpus all` (Placement.gpus, carried as RunRequest.gpus) passes the GPUs through device_requests.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ import os
 import time
 from pathlib import Path
 
-from ..runner import RunRequest, RunResult, run_tests
 from ..sandbox import Capabilities, scrubbed_env
+from .base import RunRequest, RunResult
+from .runner import run_tests
 
 IMAGE = "localhost/training-systems-runner:cpu"
 PYTHON = "/opt/runner/venv/bin/python3"
@@ -84,7 +85,7 @@ class ContainerChild:
 
 
 class ContainerBox:
-    """A run folder whose children are containers (a `boxes.ChildBox`)."""
+    """A run folder whose children are containers (a `base.ChildBox`)."""
 
     @staticmethod
     def hidden_refusal(request: RunRequest, caps: Capabilities) -> str | None:
@@ -116,7 +117,7 @@ class ContainerBox:
         mounts += [Mount(target=str(w), source=str(w), type="bind", read_only=False)
                    for w in writable]
         scratch = f"size={limits.scratch},mode=1777"
-        gpus = self.request.policy.gpus
+        gpus = self.request.gpus
         container = self.client.containers.create(
             image_name(), [PYTHON, "-I", "-B", str(boot), str(config)],
             detach=True, network_mode="none", user=USER, working_dir=f"{run}/work",

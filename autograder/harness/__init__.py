@@ -2,7 +2,9 @@
 
 Nothing here decides a grade. Tests *record* observations; the trusted parent compares them with
 goldens it alone holds (see docs/WRITING_TESTS.md). This package imports nothing else from
-`autograder`: local mode hands the plugin its checker from outside (autograder/local.py).
+`autograder`: local mode hands the plugin its checker from outside (autograder/grading/local.py).
+Imported by the tests (in the child), and by the trusted parent for its plain-data decoder and
+the child's config type.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ class ForbiddenImportBlocker(importlib.abc.MetaPathFinder):
     """Makes the assignment's forbidden modules unimportable; the error names the line of the
     implementation (under `impl`) that imported it.
 
-    Rules are autograder/forbidden.py's: a top-level rule blocks the module for everyone; a
+    Rules are autograder/grading/forbidden.py's: a top-level rule blocks the module for everyone; a
     rule below the top level (`torch.func`, `transformers.models`, with `!` exceptions) blocks
     an import the implementation's own code asks for (an import statement, `__import__`,
     `importlib.import_module` with a computed name), not one a library makes for itself
@@ -79,17 +79,21 @@ class ForbiddenImportBlocker(importlib.abc.MetaPathFinder):
 
 def main() -> int:
     with open(sys.argv[1], encoding="utf-8") as f:
-        cfg = json.load(f)
-    sys.path[:0] = [cfg["lib"], cfg["impl"], cfg["rootdir"]]  # rootdir holds common.py
-    if cfg["mode"] != "gen":  # golden generation runs trusted code, which may use oracles
-        sys.meta_path.insert(0, ForbiddenImportBlocker(cfg["forbidden"], cfg["impl"]))
-    os.chdir(cfg["workdir"])
+        text = f.read()
+    sys.path[:0] = [json.loads(text)["lib"]]
+    from autograder.harness.config import ChildConfig
+
+    cfg = ChildConfig.from_json(text)
+    sys.path[1:1] = [cfg.impl, cfg.rootdir]  # rootdir holds common.py
+    if cfg.mode != "gen":  # golden generation runs trusted code, which may use oracles
+        sys.meta_path.insert(0, ForbiddenImportBlocker(cfg.forbidden, cfg.impl))
+    os.chdir(cfg.workdir)
     import pytest
 
     from autograder.harness import plugin
 
-    args = [*cfg["test_files"], "-q", "-p", "no:cacheprovider", "--rootdir", cfg["rootdir"],
-            "-c", cfg["ini"], "--import-mode=importlib", "--tb=short", "--no-header",
+    args = [*cfg.test_files, "-q", "-p", "no:cacheprovider", "--rootdir", cfg.rootdir,
+            "-c", cfg.ini, "--import-mode=importlib", "--tb=short", "--no-header",
             "-p", "no:pastebin", "-p", "no:legacypath"]
     return int(pytest.main(args, plugins=[plugin, plugin.GradedRun(cfg)]))
 

@@ -2,15 +2,15 @@
 
 `GradedRun` is the plugin object, one per pytest session, its state on the instance; it is
 reachable from fixtures through `config.stash[GRADED_RUN]`. Who registers it sets the mode:
-- ``gen`` (boot.py, config["mode"]): golden generation on trusted code: inputs come from each
+- ``gen`` (boot.py, config.mode): golden generation on trusted code: inputs come from each
   test's ``cases(rng)``; the events carry inputs, metadata and observations.
 - ``replay`` (boot.py): a graded run: inputs come from the stored inputs file; events carry
   observations.
-- local (autograder/local.py, config None): pytest run directly; stored public inputs, and each
+- local (autograder/grading/local.py, config None): pytest run directly; stored public inputs, and each
   observation goes to the `local_checker` given (the parent's comparison, which lives outside
   this package: nothing here imports the rest of the engine).
 
-Events are JSON lines appended to config["events"]: start, end, collect_error, done.
+Events are JSON lines appended to config.events: start, end, collect_error, done.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import numpy as np
 import pytest
 
 from . import GradedSpec, Recorder, exception_kind
+from .config import ChildConfig
 from .plaindata import decode, encode
 
 MAX_ERROR_CHARS = 2000
@@ -79,12 +80,12 @@ def assignment_dir(path: Path) -> Path:
 class GradedRun:
     """The recording plugin of one pytest session (see the module docstring)."""
 
-    def __init__(self, config: dict | None, local_checker: LocalChecker | None = None,
+    def __init__(self, config: ChildConfig | None, local_checker: LocalChecker | None = None,
                  impl_root: str | None = None):
         self.config = config
         self.local_checker = local_checker
         # where the implementation under test lives: errors are located in its files
-        self.impl_root = Path(config["impl"] if config else impl_root or "/nonexistent")
+        self.impl_root = Path(config.impl if config else impl_root or "/nonexistent")
         self.recorders: dict[str, Recorder] = {}
         self.inputs_cache: dict[str, dict] = {}
         self.generated: dict[str, Any] = {}
@@ -94,7 +95,7 @@ class GradedRun:
         self.wheres: dict[str, dict] = {}
         self.started: dict[str, float] = {}  # test id -> perf_counter at its start event
         # the child's real stderr (pytest captures fd 2 during tests): where hang dumps go
-        self.stderr_fd = os.dup(2) if config is not None and config.get("timeouts") else None
+        self.stderr_fd = os.dup(2) if config is not None and config.timeouts else None
 
     @property
     def local(self) -> bool:
@@ -103,7 +104,7 @@ class GradedRun:
     def emit(self, event: dict) -> None:
         if self.config is None:
             return
-        with open(self.config["events"], "a", encoding="utf-8") as f:
+        with open(self.config.events, "a", encoding="utf-8") as f:
             f.write(json.dumps(event, allow_nan=False) + "\n")
 
     def pytest_configure(self, config: pytest.Config) -> None:
@@ -111,7 +112,7 @@ class GradedRun:
 
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
                                       items: list[pytest.Item]) -> None:
-        plan = None if self.config is None else self.config.get("plan")
+        plan = None if self.config is None else self.config.plan
         keep, seen = [], set()
         for item in items:
             spec = graded_spec(item)
@@ -130,7 +131,7 @@ class GradedRun:
         deselected = [i for i in items if i not in keep]
         if deselected and not self.local:
             config.hook.pytest_deselected(items=deselected)
-        if self.config is not None and self.config.get("reverse"):
+        if self.config is not None and self.config.reverse:
             keep.reverse()  # golden time: the reference timed in the other order too
         items[:] = keep
 
@@ -147,7 +148,7 @@ class GradedRun:
         if spec is not None:
             self.emit({"ev": "start", "id": spec.id})
             self.started[spec.id] = time.perf_counter()
-            limit = self.config.get("timeouts", {}).get(spec.id) if self.config else None
+            limit = self.config.timeouts.get(spec.id) if self.config else None
             if limit and self.stderr_fd is not None:
                 faulthandler.dump_traceback_later(HANG_DUMP_AT * float(limit),
                                                   file=self.stderr_fd)
@@ -204,7 +205,7 @@ class GradedRun:
                  "obs": rec.observations if rec else []}
         if spec.id in self.started:  # wall seconds from start to end (golden time: timeouts)
             event["seconds"] = time.perf_counter() - self.started.pop(spec.id)
-        if self.config is not None and self.config["mode"] == "gen":
+        if self.config is not None and self.config.mode == "gen":
             path = Path(str(item.path))
             event["meta"] = {"points": spec.points, "timeout": spec.timeout,
                              "visibility": visibility_of(path), "file": path.name}
@@ -222,13 +223,13 @@ class GradedRun:
         return self.inputs_cache[key]
 
     def cases_for(self, spec: GradedSpec, path: Path) -> Any:
-        if self.config is not None and self.config["mode"] == "gen":
-            rng = np.random.default_rng(case_seed(self.config["assignment"], spec.id))
+        if self.config is not None and self.config.mode == "gen":
+            rng = np.random.default_rng(case_seed(self.config.assignment, spec.id))
             data = encode(spec.cases(rng))
             self.generated[spec.id] = data
             return decode(data)
         if self.config is not None:
-            store = self.load_inputs(Path(self.config["inputs"][visibility_of(path)]))
+            store = self.load_inputs(Path(self.config.inputs[visibility_of(path)]))
         else:
             store = self.load_inputs(assignment_dir(path) / "inputs" / f"{visibility_of(path)}.json")
         if spec.id not in store:

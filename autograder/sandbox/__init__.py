@@ -2,11 +2,14 @@
 environment — the one place that decides what the child can see and do (docs/SECURITY.md).
 
 One module per layer, each adding its own wrapper to the child's command line:
-`policy` (SandboxPolicy: mode, Limits, backend), `probes` (what this machine provides),
+`policy` (SandboxPolicy: mode, Limits), `probes` (what this machine provides),
 `cgroups`, `uids`, `bwrap` (namespaces), and `run` (RunSandbox, which composes them).
 Isolation modes: `auto` (default; every layer available, loud about missing ones), `strict`
 (refuse without namespaces + an unprivileged user + rlimits), `none` (the plain child: scrubbed
 environment and file-size limit only; for debugging and overhead figures).
+
+May import: the standard library only. Imported by backends/ (which start children through
+it), grading/, authoring/, classroom/, integrations/ and cli.py (for `SandboxPolicy`).
 """
 
 from .policy import ATTACKS, ENV_DISABLE, LAYERS, MODES, IsolationError, Limits, SandboxPolicy

@@ -1,4 +1,5 @@
-"""What the grader may do to a child: the isolation mode, the resource limits, the backend.
+"""What the grader may do to a child: the isolation mode and the resource limits (where the
+child runs is the backend's `Placement`, autograder/backends/base.py).
 
 One `SandboxPolicy` is created from the command line (or a caller's arguments) and passed down to
 every run; nothing here reads or writes global state except `ENV_DISABLE`, read once when a
@@ -47,7 +48,7 @@ ATTACKS: dict[str, tuple[str, ...]] = {
     # the children of one submission run one after the other; the fallback also kills by uid
     # and removes the uid's leftovers (docs/SECURITY.md, "No channel between children")
     "channels between a submission's public and hidden children": ("engine",),
-    # hidden tests are refused where the child could read the goldens (boxes.hidden_refusal)
+    # hidden tests are refused where the child could read the goldens (the box's hidden_refusal)
     "forging hidden scores from readable goldens": ("engine",),
 }
 
@@ -101,24 +102,20 @@ class Limits:
 class SandboxPolicy:
     """How submitted code is run: isolation `mode` (auto: every layer available, loud about the
     missing ones; strict: refuse without namespaces + an unprivileged user + rlimits; none: the
-    plain child), its `limits`, the `backend` that runs it (autograder.backends), and layers
-    to treat as missing (`disabled`, from AUTOGRADER_SANDBOX_DISABLE)."""
+    plain child), its `limits`, and layers to treat as missing (`disabled`, from
+    AUTOGRADER_SANDBOX_DISABLE)."""
 
     mode: str = "auto"
     limits: Limits = field(default_factory=Limits)
-    backend: str = "host"
     disabled: frozenset[str] = frozenset()
-    gpus: str | None = None  # container backends: "all" or a count of GPUs to pass through
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"isolation must be one of {', '.join(MODES)}, not {self.mode!r}")
 
     @classmethod
-    def create(cls, mode: str | None = None, backend: str | None = None,
-               limits: Limits | None = None, gpus: str | None = None) -> SandboxPolicy:
+    def create(cls, mode: str | None = None, limits: Limits | None = None) -> SandboxPolicy:
         """The policy for this process's command line (None: the defaults)."""
         disabled = frozenset(s.strip() for s in os.environ.get(ENV_DISABLE, "").split(",")
                              if s.strip())
-        return cls(mode=mode or "auto", limits=limits or Limits(), backend=backend or "host",
-                   disabled=disabled, gpus=gpus)
+        return cls(mode=mode or "auto", limits=limits or Limits(), disabled=disabled)

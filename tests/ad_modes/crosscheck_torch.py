@@ -36,7 +36,7 @@ import torch.nn.functional as F
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "solutions")]  # common imports `ad_modes` at load
 
-from autograder.crosscheck import MISSING, Golden, main
+from autograder.authoring.crosscheck import MISSING, Golden, main
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # the tests import tests/ad_modes/common.py as `common`

@@ -19,7 +19,7 @@ from datasketch.lsh import _optimal_param
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parents[1]), str(HERE.parents[1] / "solutions")]
 
-from autograder.crosscheck import Golden, main  # noqa: E402
+from autograder.authoring.crosscheck import Golden, main  # noqa: E402
 from dedup import MinHasher, estimate_jaccard  # noqa: E402
 
 LSH_TESTS = {("public", "test_lsh_params"), ("hidden", "test_lsh_params_weighted")}

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from transformers.models.clip import modeling_clip
 
-from autograder.crosscheck import Golden, main
+from autograder.authoring.crosscheck import Golden, main
 
 HERE = Path(__file__).resolve().parent
 MAX_SCALE = 100.0

@@ -22,7 +22,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT), str(ROOT / "solutions")]  # test modules import `minigrad` at load
 
-from autograder.crosscheck import MISSING, Golden, main
+from autograder.authoring.crosscheck import MISSING, Golden, main
 from autograder.harness import exception_kind
 
 HERE = Path(__file__).resolve().parent

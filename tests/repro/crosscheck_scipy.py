@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.crosscheck import Golden, main
+from autograder.authoring.crosscheck import Golden, main
 
 warnings.simplefilter("ignore", RuntimeWarning)  # scipy: "precision loss" on constant samples
 spec = importlib.util.spec_from_file_location("repro_checks", HERE / "checks.py")

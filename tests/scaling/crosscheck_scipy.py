@@ -13,7 +13,7 @@
 - compute_optimal: numerical minimization of L(N, C / 6N) over log N;
 - inference_optimal: numerical minimization of 6 N D(N) + 2 N D_inf over log N on the constraint;
 - isoflop minima: np.linalg.lstsq on the Vandermonde matrix in log N (not np.polyfit).
-Prints each mismatch and a summary (autograder/crosscheck.py); exits non-zero on a mismatch.
+Prints each mismatch and a summary (autograder/authoring/crosscheck.py); exits non-zero on a mismatch.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from scipy.optimize import minimize, minimize_scalar
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
-from autograder.crosscheck import Finding, Golden, main
+from autograder.authoring.crosscheck import Finding, Golden, main
 
 TOL = {"alpha": (1e-3, 0), "beta": (1e-3, 0), "E": (0, 1e-3), "A": (0, 0.02), "B": (0, 0.02)}
 QUICK = os.environ.get("CROSSCHECK_QUICK") == "1"  # the fits from a sample of starts (see above)

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import Assignment, load
-from autograder.goldens import generate
+from autograder.authoring.goldens import generate
 
 collect_ignore = ["toy_course"]
 TOY = Path(__file__).parent / "toy_course"
@@ -64,3 +64,24 @@ def engine():
                 os.environ.pop("DOCKER_HOST", None)
             else:
                 os.environ["DOCKER_HOST"] = old
+
+
+# The fast tier (`make test-fast`, `pytest -m fast`): these files whole, plus the course
+# self-test (test_course) of FAST_ASSIGNMENT only. Tests that use the `engine` fixture are
+# marked `docker`.
+FAST_FILES = frozenset({"test_engine.py", "test_sandbox.py", "test_backends.py",
+                        "test_layout.py", "test_audiences.py", "test_exception_kind.py",
+                        "test_cli.py"})
+FAST_ASSIGNMENT = "minigrad"
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        name = item.path.name
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        course = params.get("assignment")
+        if name in FAST_FILES or (name == "test_course.py"
+                                  and getattr(course, "name", None) == FAST_ASSIGNMENT):
+            item.add_marker(pytest.mark.fast)
+        if "engine" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.docker)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from autograder.starter import without_markers
+from autograder.authoring.starter import without_markers
 
 TOY = Path(__file__).resolve().parent / "toy_course"
 # the toy solution without its BEGIN/END SOLUTION marker lines (tests edit its code by text)

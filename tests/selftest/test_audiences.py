@@ -32,7 +32,7 @@ def test_the_child_sees_only_its_visibility(tracked):
     for vis, other in (("public", "hidden"), ("hidden", "public")):
         seen = _seen(f"child-{vis}", tracked)
         assert "tests/minigrad/common.py" in seen and f"tests/minigrad/inputs/{vis}.json" in seen
-        assert "autograder/harness/boot.py" in seen and "autograder/runner.py" not in seen
+        assert "autograder/harness/boot.py" in seen and "autograder/backends/runner.py" not in seen
         assert not [f for f in seen if "/goldens/" in f or f.startswith(("solutions/", "starter/"))
                     or f.endswith("checks.py") or f"/{other}/" in f or f.endswith(f"{other}.json")]
 
@@ -40,7 +40,7 @@ def test_the_child_sees_only_its_visibility(tracked):
 def test_the_release_holds_no_hidden_or_instructor_file(tracked):
     seen = _seen("release", tracked)
     assert {"tests/minigrad/goldens/public.json", "starter/minigrad/__init__.py",
-            "autograder/cli.py", "autograder/local.py", "tests/conftest.py"} <= seen
+            "autograder/cli.py", "autograder/grading/local.py", "tests/conftest.py"} <= seen
     assert not [f for f in seen if "hidden" in f or f.startswith(("solutions/", "docker/",
                 "bench/", "examples/", "tests/selftest/")) or "EQUIVALENT_MUTANTS" in f
                 or f.endswith(("mutation_report.md", "make_tables.py", "similarity.py",
@@ -52,7 +52,7 @@ def test_the_release_holds_no_hidden_or_instructor_file(tracked):
 def test_gradescope_gets_one_assignment_and_the_grading_engine(tracked):
     seen = _seen("gradescope", tracked, "dedup")
     assert {"tests/dedup/goldens/hidden.json", "tests/dedup/inputs/hidden.json", "tests/dedup/checks.py",
-            "autograder/gradescope_export.py", "autograder/service.py"} <= seen
+            "autograder/integrations/gradescope.py", "autograder/grading/service.py"} <= seen
     assert share("gradescope", "tests/dedup/checks.py", "dedup") == WHOLE  # the trusted parent's
     assert share("gradescope", "tests/dedup/common.py", "dedup") == STUBBED  # the child reads it
     assert not [f for f in seen if not f.startswith(("autograder/", "tests/dedup/"))

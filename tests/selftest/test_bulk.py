@@ -181,7 +181,7 @@ def _program(seed: int, n: int = 30) -> str:
 
 
 def test_similar_submissions_cluster_despite_renaming():
-    from autograder.similarity import clusters, code_shingles
+    from autograder.classroom.similarity import clusters, code_shingles
 
     base = _program(1)
     renamed = "# my own work\n" + base.replace("x", "alpha").replace("y", "beta")
@@ -197,8 +197,8 @@ def test_similarity_subtracts_every_starter_and_skips_unreadable(tmp_path):
     """Two students whose only common code is an untouched starter of a second package: not
     similar. Reading by intake's rules: a folder named x.py, a FIFO, a link to / are passed
     over; a zip intake refuses is left out with its reason."""
-    from autograder.bulk_intake import list_submissions
-    from autograder.similarity import scan
+    from autograder.classroom.similarity import scan
+    from autograder.classroom.submissions import list_submissions
 
     starter = tmp_path / "starter"
     for name, seed, n in (("toy", 7, 10), ("other", 5, 400)):

@@ -13,7 +13,7 @@ from helpers import SOLUTION, processes_mentioning
 
 from autograder import cli
 from autograder.assignments import load
-from autograder.bulk_dask import loopback_cluster
+from autograder.classroom.dask_executor import loopback_cluster
 
 TOY = Path(__file__).parent / "toy_course"
 WRONG_ADD = SOLUTION.replace("return a + b", "return a - b")
@@ -128,8 +128,8 @@ def test_unreachable_scheduler_is_one_line(toy_env, tmp_path, capsys):
 
 def test_a_worker_on_another_course_version_refuses(toy_env, tmp_path):
     """worker_job as a worker runs it (no cluster needed): a stale version never grades."""
-    from autograder.bulk import course_version
-    from autograder.bulk_dask import worker_job
+    from autograder.classroom.dask_executor import worker_job
+    from autograder.classroom.executors import course_version
     from autograder.sandbox import SandboxPolicy
 
     package(tmp_path / "alice", SOLUTION)

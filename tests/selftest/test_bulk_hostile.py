@@ -20,7 +20,7 @@ from helpers import SOLUTION
 from rich.console import Console
 
 from autograder import cli
-from autograder.bulk import run_bulk
+from autograder.classroom.bulk import run_bulk
 
 TOY = Path(__file__).parent / "toy_course"
 STARTER = (TOY / "starter" / "toy" / "__init__.py").read_text()

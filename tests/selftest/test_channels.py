@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from autograder import sandbox
-from autograder.grading import grade_submission_root
+from autograder.backends import Placement
+from autograder.grading.judge import grade_submission_root
 
 HERE = Path(__file__).parent
 ATTACK = HERE / "adversarial" / "channel_all.py"
@@ -56,13 +57,15 @@ def channel_source() -> str:
             .replace("__PORT_SELF__", str(own)))
 
 
-def what_public_saw(toy, tmp_path: Path, policy: sandbox.SandboxPolicy) -> dict:
+def what_public_saw(toy, tmp_path: Path, policy: sandbox.SandboxPolicy,
+                    placement: Placement | None = None) -> dict:
     """Grade channel_all.py; {"control": {channel: seen}, "crossed": {channel: seen}}, as the
     public child reported it (its test_add message), plus the grade."""
     pkg = tmp_path / "channels" / "toy"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text(channel_source())
-    grade = grade_submission_root(toy, tmp_path / "channels", policy=policy)
+    grade = grade_submission_root(toy, tmp_path / "channels", policy=policy,
+                                  placement=placement)
     message = next(t.message for t in grade.tests if t.id == "test_add")
     assert "SEEN" in message, message
     seen = json.loads(message.split("SEEN")[1])
@@ -85,12 +88,13 @@ def seen(request, toy_course, tmp_path_factory):
     try:
         if disable:
             mp.setenv(sandbox.ENV_DISABLE, disable)
-        policy = sandbox.SandboxPolicy.create("auto", backend=backend)
+        policy = sandbox.SandboxPolicy.create("auto")
         caps = sandbox.capabilities(policy)
         if backend == "host" and not (caps.namespaces or caps.user):
             pytest.skip("neither the namespaces nor the user layer here: "
                         + "; ".join(caps.why.values()))
-        out = what_public_saw(load("toy", toy_course), tmp_path_factory.mktemp("ch"), policy)
+        out = what_public_saw(load("toy", toy_course), tmp_path_factory.mktemp("ch"), policy,
+                              Placement(backend))
     finally:
         mp.undo()
     out["setting"] = request.param
@@ -121,8 +125,9 @@ def test_docker_container_cannot_reach_the_host(engine, toy, toy_course, tmp_pat
     pkg = tmp_path / "escape" / "toy"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text(source)
-    policy = sandbox.SandboxPolicy.create("auto", backend="docker")
-    grade = grade_submission_root(toy, tmp_path / "escape", policy=policy)
+    policy = sandbox.SandboxPolicy.create("auto")
+    grade = grade_submission_root(toy, tmp_path / "escape", policy=policy,
+                                  placement=Placement("docker"))
     message = next(t.message for t in grade.tests if t.id == "test_add")
     seen = json.loads(message.split("SEEN")[1])
     assert seen.pop("host_goldens") == "FileNotFoundError", seen

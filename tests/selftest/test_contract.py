@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import discover, load
-from autograder.contract import NO_DEFAULT, ContractError, contract_problems, parse_signature
+from autograder.authoring.contract import NO_DEFAULT, ContractError, contract_problems, parse_signature
 
 ASSIGNMENTS = discover()
 TOY = Path(__file__).parent / "toy_course"

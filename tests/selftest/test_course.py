@@ -4,9 +4,9 @@ every mutant loses points with its hint firing."""
 
 import pytest
 
-from autograder import selftest
 from autograder.assignments import discover
-from autograder.mutants import load_mutants
+from autograder.authoring import course_selftest as selftest
+from autograder.authoring.mutants import load_mutants
 
 ASSIGNMENTS = discover()
 MUTANTS = [(a, m) for a in ASSIGNMENTS for m in load_mutants(a)]
@@ -44,7 +44,7 @@ def test_every_assignment_has_mutants(assignment):
 
 
 def test_bundled_examples_are_current():
-    from autograder.examples import stale_examples
+    from autograder.authoring.examples import stale_examples
 
     assert stale_examples() == [], "run `python -m autograder examples`"
 

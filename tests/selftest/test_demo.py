@@ -11,9 +11,12 @@ import threading
 
 from rich.console import Console
 
-from autograder import cli, demo, grading, service
+from autograder import cli
 from autograder.assignments import discover
-from autograder.examples import EXAMPLE_NAMES
+from autograder.authoring import demo
+from autograder.authoring.examples import EXAMPLE_NAMES
+from autograder.grading import judge as grading
+from autograder.grading import service
 from autograder.sandbox import SandboxPolicy
 
 CELL = re.compile(r"(\d+)/(\d+) +\d+\.\ds")

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from helpers import SOLUTION
 
-from autograder import service
-from autograder.backends import docker_image
-from autograder.grading import grade_submission_root
+from autograder.backends import Placement, docker_image
+from autograder.grading import service
+from autograder.grading.judge import grade_submission_root
 from autograder.sandbox import SandboxPolicy
 
 HERE = Path(__file__).resolve().parent
@@ -80,7 +80,8 @@ def test_examples_score_the_same_in_containers(example, assignment, engine):
     by test (minigrad: pure Python; ddp: torch.distributed on gloo, /dev/shm in the container)."""
     zip_ = ROOT / "examples" / f"{example}.zip"
     on_host = service.grade(zip_, [assignment], SandboxPolicy.create("auto"))
-    in_docker = service.grade(zip_, [assignment], SandboxPolicy.create("auto", backend="docker"))
+    in_docker = service.grade(zip_, [assignment], SandboxPolicy.create("auto"),
+                              placement=Placement("docker"))
     scores = [(t["name"], t["score"]) for t in on_host.gradescope()["tests"]]
     got = [(t["name"], t["score"]) for t in in_docker.gradescope()["tests"]]
     assert got == scores, in_docker.gradescope()["output"]
@@ -100,13 +101,13 @@ def test_resource_attacks_are_contained(name, engine, toy, tmp_path):
     source = (CORPUS_DIR / f"{name}.py").read_text()
     source = (source.replace("__GRADER_PID__", "1").replace("__CANARY__", "/nonexistent")
               .replace("__SECRET__", "/nonexistent").replace("__PORT__", "9"))
-    policy = SandboxPolicy.create("auto", backend="docker")
+    policy, docker = SandboxPolicy.create("auto"), Placement("docker")
     started = time.monotonic()
     with ThreadPoolExecutor(2) as pool:
         bad = pool.submit(grade_submission_root, toy, _submission(tmp_path, source, "a"),
-                          policy=policy)
+                          policy=policy, placement=docker)
         good = pool.submit(grade_submission_root, toy, _submission(tmp_path, SOLUTION, "g"),
-                           policy=policy)
+                           policy=policy, placement=docker)
         bad_grade, good_grade = bad.result(), good.result()
     assert bad_grade.score == 0, json.dumps([t.message for t in bad_grade.tests])
     assert good_grade.score == FULL, json.dumps([t.message for t in good_grade.tests])

@@ -15,10 +15,10 @@ from helpers import SOLUTION, submission
 
 from autograder import cli
 from autograder.assignments import load
-from autograder.goldens import GoldenError, generate, stale_report
-from autograder.grading import grade_submission_root
-from autograder.report import SCHEMA_PATH, results_json
-from autograder.runner import prepare_run_dir
+from autograder.authoring.goldens import GoldenError, generate, stale_report
+from autograder.backends.runner import prepare_run_dir
+from autograder.grading.judge import grade_submission_root
+from autograder.grading.report import SCHEMA_PATH, results_json
 
 
 def by_id(grade):

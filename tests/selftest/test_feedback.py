@@ -21,11 +21,13 @@ import pytest
 from helpers import SOLUTION, submission
 from rich.console import Console
 
-from autograder import cli, runner, store, timeouts
-from autograder.compare import ranked_hints
-from autograder.grading import grade_submission_root
-from autograder.report import render, results_json
-from autograder.tasks import natural_key, task_of_file
+from autograder import cli
+from autograder.backends import runner, timeouts
+from autograder.grading import store
+from autograder.grading.compare import ranked_hints
+from autograder.grading.judge import grade_submission_root
+from autograder.grading.report import render, results_json
+from autograder.grading.tasks import natural_key, task_of_file
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 STARTER = (Path(__file__).parent / "toy_course/starter/toy/__init__.py").read_text()

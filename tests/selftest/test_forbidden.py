@@ -1,4 +1,4 @@
-"""Oracles cannot be called (autograder/forbidden.py): dotted rules below the top level are
+"""Oracles cannot be called (autograder/grading/forbidden.py): dotted rules below the top level are
 rejected at intake with one line naming the rule (zero for the assignment), stopped at run time
 when the name is computed, and allowed parts of the same libraries stay usable."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import load
-from autograder.forbidden import deciding_rule, forbidden_uses
-from autograder.grading import grade_submission_root
+from autograder.grading.forbidden import deciding_rule, forbidden_uses
+from autograder.grading.judge import grade_submission_root
 
 RULES = ("torch.func", "torch.autograd.functional", "transformers.models",
          "!transformers.models.llama", "scipy.stats.ttest_ind", "tiktoken")
@@ -127,7 +127,7 @@ def test_every_rule_is_enforced_at_intake(name, rule, tmp_path):
 
 @pytest.mark.parametrize("name", sorted(ORACLES))
 def test_allowed_parts_pass_intake(name, tmp_path):
-    from autograder.intake import stage
+    from autograder.grading.intake import stage
 
     assignment = load(name)
     root = with_module(assignment, tmp_path, ORACLES[name][1])

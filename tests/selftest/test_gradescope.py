@@ -17,12 +17,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from autograder import cli, service
+from autograder import cli
 from autograder.assignments import discover
-from autograder.gradescope_export import requirements, zip_contents
-from autograder.report import SCHEMA_PATH
+from autograder.authoring.starter import BEGIN, END, without_markers
+from autograder.grading import service
+from autograder.grading.report import SCHEMA_PATH
+from autograder.integrations.gradescope import requirements, zip_contents
 from autograder.sandbox import ENV_DISABLE, SandboxPolicy, report_lines
-from autograder.starter import BEGIN, END, without_markers
 
 TOY = Path(__file__).parent / "toy_course"
 SOLUTION = (TOY / "solutions" / "toy" / "__init__.py").read_text()
@@ -48,7 +49,7 @@ def test_zip_has_engine_tests_goldens_and_no_answers(built):
         names = zf.namelist()
         texts = {n: zf.read(n).decode("utf-8", "replace") for n in names}
         modes = {n: zf.getinfo(n).external_attr >> 16 for n in names}
-    assert {"setup.sh", "run_autograder", "requirements.txt", "autograder/service.py",
+    assert {"setup.sh", "run_autograder", "requirements.txt", "autograder/grading/service.py",
             "tests/toy/goldens/public.json", "tests/toy/goldens/hidden.json",
             "tests/toy/hidden/test_more.py", "tests/toy/checks.py"} <= set(names)
     assert not [n for n in names if n.startswith("solutions/")

@@ -10,11 +10,11 @@ import pytest
 from helpers import SOLUTION
 
 from autograder.assignments import load
-from autograder.goldens import generate
-from autograder.grading import AssignmentGrade, grade_submission_root
-from autograder.mutants import load_mutants, materialize
-from autograder.selftest import check_text, hint_problems, public_hint_problems
-from autograder.store import GoldenStore, load_store
+from autograder.authoring.course_selftest import check_text, hint_problems, public_hint_problems
+from autograder.authoring.goldens import generate
+from autograder.authoring.mutants import load_mutants, materialize
+from autograder.grading.judge import AssignmentGrade, grade_submission_root
+from autograder.grading.store import GoldenStore, load_store
 
 ASSIGNMENTS = ["minigrad", "ad_modes", "bpe", "dedup", "scaling", "ddp", "repro", "fusion"]
 TOY = Path(__file__).parent / "toy_course"
@@ -124,7 +124,7 @@ def test_every_mutant_that_loses_public_points_is_named_by_check(name):
 def test_the_replay_fails_a_raising_mutant_without_its_raise_site(monkeypatch):
     """The attack on the check above: with the raise sites gone, the handout's own example
     (ad_modes dot_vjp_missing_transpose raises on every rectangular input) is named nowhere."""
-    import autograder.selftest as selftest
+    import autograder.authoring.course_selftest as selftest
 
     def no_sites(assignment, vis, base=None):
         store = load_store(assignment, vis, base)
@@ -152,9 +152,9 @@ def test_check_text_of_a_real_run_names_the_raising_mutant():
 
 def test_local_mode_names_the_tagged_mutant_too(hinted):
     """Under plain pytest (local mode) the per-observation hints include failure tags."""
-    from autograder.compare import matching_hints
+    from autograder.grading.compare import matching_hints
+    from autograder.grading.store import load_inputs
     from autograder.harness.plaindata import encode
-    from autograder.store import load_inputs
 
     store = load_store(hinted, "public")
     spec = store.tests["test_order"].observations["order"]

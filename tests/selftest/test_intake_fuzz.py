@@ -25,8 +25,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autograder import grading, service
-from autograder.report import SCHEMA_PATH
+from autograder.grading import judge as grading
+from autograder.grading import service
+from autograder.grading.report import SCHEMA_PATH
 from autograder.sandbox import SandboxPolicy
 
 ZIP_EXAMPLES = 150

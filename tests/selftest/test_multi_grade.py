@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 from helpers import SOLUTION
 
-from autograder import service
 from autograder.assignments import ROOT_VARIABLE, load
-from autograder.goldens import generate
-from autograder.report import write_instructor, write_results
+from autograder.authoring.goldens import generate
+from autograder.grading import service
+from autograder.grading.report import write_instructor, write_results
 
 STARTER = (Path(__file__).parent / "toy_course" / "starter" / "toy" / "__init__.py").read_text()
 FULL = 7
@@ -242,7 +242,7 @@ def test_hidden_hint_stays_with_the_instructor(course, tmp_path, monkeypatch):
 
 def test_class_report_counts_hidden_hints_results_json_does_not_show_them(course, tmp_path,
                                                                            monkeypatch):
-    from autograder.bulk import run_bulk
+    from autograder.classroom.bulk import run_bulk
     from autograder.sandbox import SandboxPolicy
 
     monkeypatch.setenv(ROOT_VARIABLE, str(course))

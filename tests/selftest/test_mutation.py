@@ -8,10 +8,16 @@ import shutil
 
 import pytest
 
-from autograder import mutation
 from autograder.assignments import course_root, discover, load
-from autograder.mutation.accumulate import is_old, merge
-from autograder.mutation.report import README_START, previous_summaries, report_path, with_readme_table
+from autograder.authoring import mutation_testing as mutation
+from autograder.authoring.mutation_testing import run as mutation_run
+from autograder.authoring.mutation_testing.accumulate import is_old, merge
+from autograder.authoring.mutation_testing.report import (
+    README_START,
+    previous_summaries,
+    report_path,
+    with_readme_table,
+)
 
 SAMPLE = 1  # per assignment: keeps this file within ~2 minutes on 2 cores for all of them
 SEED = 0
@@ -120,7 +126,7 @@ def test_runs_with_different_seeds_accumulate_over_a_report_in_the_previous_form
            "equivalent": 0, "generated": len(mutants), "killed": 2, "sampled": 2, "score": 1.0,
            "seconds": 5, "stale_equivalents": [], "survived": 0, "survivors": []}
     report.write_text(f"# old\n\n<!-- mutation-data {json.dumps({'toy': old})} -->\n")
-    mutation.run_mutation(["toy"], 2, 1, report)
+    mutation_run.run_mutation(["toy"], 2, 1, report)
     d = previous_summaries(report)["toy"]
     assert set(d["mutants"]) == set(seed0) | set(seed1)
     assert all(d["mutants"][k]["seed"] == 1 and d["mutants"][k]["date"] for k in seed1)
@@ -133,7 +139,7 @@ def test_runs_with_different_seeds_accumulate_over_a_report_in_the_previous_form
     d["mutants"]["__init__.py::gone: x => y"] = {"status": "killed", "seed": 0, "date": None}
     report.write_text(f"<!-- mutation-data {json.dumps({'toy': d})} -->\n")
     capsys.readouterr()
-    mutation.run_mutation(["toy"], report=report, only=seed1[:1])
+    mutation_run.run_mutation(["toy"], report=report, only=seed1[:1])
     assert "dropped (no longer generated): __init__.py::gone: x => y" in capsys.readouterr().out
     d = previous_summaries(report)["toy"]
     assert set(d["mutants"]) == set(seed0) | set(seed1) and len(d["runs"]) == 3

@@ -28,10 +28,11 @@ import pytest
 from nbgrader import utils
 from nbgrader.api import Gradebook
 
-from autograder import service
 from autograder.assignments import discover, load
-from autograder.mutants import load_mutants, materialize
-from autograder.nbgrader_course import (
+from autograder.authoring.mutants import load_mutants, materialize
+from autograder.grading import service
+from autograder.grading.store import load_store
+from autograder.integrations.nbgrader_course import (
     COURSE_ID,
     SETUP_CELL_ID,
     build_course,
@@ -41,9 +42,8 @@ from autograder.nbgrader_course import (
     tasks_of,
     written_questions,
 )
-from autograder.nbgrader_kernel import IsolatedKernelManager
-from autograder.nbgrader_preprocessor import RequireTaskResults, rejection
-from autograder.store import load_store
+from autograder.integrations.nbgrader_kernel import IsolatedKernelManager
+from autograder.integrations.nbgrader_preprocessor import RequireTaskResults, rejection
 
 ASSIGNMENT = "minigrad"
 BROKEN = "tanh_grad_from_input"  # the partial student's one broken function
@@ -332,7 +332,7 @@ def _forging_payload(marks: Path, points: dict) -> str:
         f"open(os.path.join({str(marks)!r}, __name__ + '-' + str(os.getpid())), 'w').close()\n"
         "def _forge():\n"
         "    while True:\n"
-        "        m = sys.modules.get('autograder.nbgrader_lab')\n"
+        "        m = sys.modules.get('autograder.integrations.nbgrader_lab')\n"
         "        if m is not None and hasattr(m, 'LabGrade'):\n"
         f"            m.LabGrade.task = lambda self, n: {points!r}.get(n, 0)\n"
         "        time.sleep(0.01)\n"
@@ -433,8 +433,8 @@ def _attacks(payload: str, points: dict) -> dict:
         "starter": ("starter", None, "zero"),
         "partial": ("mutant", lambda h: _edit(h, added_cell), "engine"),
         "plant_packages": ("starter", lambda h: _plant(h, {
-            "autograder/__init__.py": payload, "autograder/nbgrader_lab.py": payload + forged_lab,
-            "autograder/nbgrader_course.py": payload + forged_lab, "rich/__init__.py": payload,
+            "autograder/__init__.py": payload, "autograder/integrations/nbgrader_lab.py": payload + forged_lab,
+            "autograder/integrations/nbgrader_course.py": payload + forged_lab, "rich/__init__.py": payload,
             "numpy/__init__.py": payload, "IPython/__init__.py": payload, "json.py": payload}),
             "zero"),
         "plant_startup": ("starter", lambda h: _plant(h, {

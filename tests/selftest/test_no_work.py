@@ -5,7 +5,7 @@ task replaced by a shape-correct implementation that does no work (a constant, i
 output, a filter that stores nothing, a study that never calls its callback, an entry point
 that raises everywhere, or a cheat that reads the test's frames or rebinds what the test draws
 through), written as edits of solutions/<package>/ the way mutants are
-(autograder/mutants.py):
+(autograder/authoring/mutants.py):
 
     task = 5                      # the handout task the case replaces
     exceptions = ["test_id"]      # tests of that task allowed to still pass (optional)
@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import discover
-from autograder.grading import grade_submission_root, task_numbers
-from autograder.mutants import Mutant, materialize
+from autograder.authoring.mutants import Mutant, materialize
+from autograder.grading.judge import grade_submission_root, task_numbers
 
 NO_WORK_DIR = Path(__file__).resolve().parent / "no_work"
 ASSIGNMENTS = {a.name: a for a in discover()}

@@ -337,7 +337,7 @@ def test_the_release_checks_catch_a_planted_leak(release, tmp_path, plant):
         shutil.copy(ROOT / "tests/ddp/EQUIVALENT_MUTANTS.md", bad / "tests/ddp" / plant)
         assert instructor_files(bad) == [f"tests/ddp/{plant}"]
     elif plant == "similarity.py":
-        shutil.copy(ROOT / "autograder/similarity.py", bad / "autograder" / plant)
+        shutil.copy(ROOT / "autograder/classroom/similarity.py", bad / "autograder" / plant)
         assert instructor_files(bad) == [f"autograder/{plant}"]
     source = (ROOT / "solutions/ddp/sampler.py").read_text(encoding="utf-8")
     line = next(x.strip() for x in source.splitlines() if "self.total_size - len(" in x)

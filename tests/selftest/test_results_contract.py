@@ -1,5 +1,5 @@
 """The results contract (issue 23, item 1): results.json carries machine fields in each test's
-extra_data, autograder/results.py reads them once, and nothing downstream parses display text.
+extra_data, autograder/grading/results.py reads them once, and nothing downstream parses display text.
 """
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from autograder import grading, report
-from autograder.class_report import class_report
-from autograder.gradebook import write_canvas, write_gradebook
-from autograder.grading import AssignmentGrade, all_failed
-from autograder.grading import TestResult as Result
-from autograder.report import SCHEMA_PATH, instructor_json, results_json
-from autograder.results import ResultsError, read_results
-from autograder.similarity import Scan
+from autograder.classroom.class_report import class_report
+from autograder.classroom.gradebook import write_canvas, write_gradebook
+from autograder.classroom.similarity import Scan
+from autograder.grading import judge as grading
+from autograder.grading import report
+from autograder.grading.judge import AssignmentGrade, all_failed
+from autograder.grading.judge import TestResult as Result
+from autograder.grading.report import SCHEMA_PATH, instructor_json, results_json
+from autograder.grading.results import ResultsError, read_results
 
 ENGINE = Path(__file__).resolve().parents[2] / "autograder"
 WRITERS = {"report.py"}  # the display text's one author
@@ -166,8 +167,8 @@ def test_files_read_back_from_disk_are_decoded_once_or_refused(toy, tmp_path):
     """A resumed student's stored results.json (bulk._stored) and a previous run's
     (bulk_compare.previous_results) enter through read_results: a file without machine fields
     (an older grader's, or a forged one) is regraded or skipped, never half-read."""
-    from autograder.bulk import _stored
-    from autograder.bulk_compare import previous_results
+    from autograder.classroom.bulk import _stored
+    from autograder.classroom.regrade import previous_results
 
     good = results_json(_grades(toy), 1.0)
     old = json.loads(json.dumps(good))

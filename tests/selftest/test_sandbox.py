@@ -24,10 +24,11 @@ from pathlib import Path
 import pytest
 from helpers import SOLUTION, command_lines, submission
 
-from autograder import boxes, cli, sandbox
+from autograder import cli, sandbox
 from autograder.assignments import ROOT_VARIABLE
-from autograder.grading import grade_submission_root
-from autograder.intake import REFUSED_NAMES
+from autograder.backends import host as boxes
+from autograder.grading.intake import REFUSED_NAMES
+from autograder.grading.judge import grade_submission_root
 from autograder.sandbox.uids import SLOT_UID_BASE, SLOTS
 
 HERE = Path(__file__).parent
@@ -532,11 +533,11 @@ def test_hidden_refused_when_goldens_cannot_be_kept_secret(tmp_path, monkeypatch
     """No namespaces and no separate uid: the child could read the hidden goldens, so `grade`
     refuses the hidden tests (a top-level line, each hidden test 0 with the reason) and still
     grades the public ones; with the goldens made readable to others, a uid alone is not
-    enough either (boxes.HostBox.hidden_refusal)."""
-    from autograder import boxes
+    enough either (backends.host.HostBox.hidden_refusal)."""
     from autograder.assignments import load
-    from autograder.runner import RunRequest
-    from autograder.store import TestPlan, load_stores
+    from autograder.backends import host as boxes
+    from autograder.backends.base import RunRequest, TestPlan
+    from autograder.grading.store import load_stores
 
     monkeypatch.setenv(ROOT_VARIABLE, str(toy_course))
     monkeypatch.setenv(sandbox.ENV_DISABLE, "namespaces,user")

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, starter
+from autograder import cli
 from autograder.assignments import discover, load
+from autograder.authoring import starter
 
 ASSIGNMENTS = discover()
 TOY = Path(__file__).parent / "toy_course"

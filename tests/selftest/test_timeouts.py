@@ -1,4 +1,4 @@
-"""Per-test timeouts sized from the reference's measured time (autograder/timeouts.py): a hang
+"""Per-test timeouts sized from the reference's measured time (autograder/backends/timeouts.py): a hang
 costs a multiple of what the reference needs, not the assignment's default limit.
 
 Nothing here is timed: each test asserts on the limit that stopped a test (the message the
@@ -15,16 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from autograder import runner, timeouts
-from autograder import store as golden_store
 from autograder.assignments import load
-from autograder.goldens import _manifest_differences, _timed
-from autograder.grading import grade_submission_root
-from autograder.runner import RunRequest, RunResult
+from autograder.authoring.goldens import _manifest_differences, _timed
+from autograder.authoring.starter import without_markers
+from autograder.backends import runner, timeouts
+from autograder.backends.runner import RunRequest, RunResult
+from autograder.backends.timeouts import FLOOR_S, MULTIPLE, cold_pool, derived_timeout
+from autograder.grading import store as golden_store
+from autograder.grading.judge import grade_submission_root
+from autograder.grading.store import GoldenStore, load_store, load_stores
 from autograder.sandbox import SandboxPolicy
-from autograder.starter import without_markers
-from autograder.store import GoldenStore, load_store, load_stores
-from autograder.timeouts import FLOOR_S, MULTIPLE, cold_pool, derived_timeout
 
 ROOT = Path(__file__).resolve().parents[2]
 EXP_BODY = "        out = Tensor(np.exp(self.data), _parents=(self,))\n"

@@ -6,9 +6,9 @@ import shutil
 import pytest
 
 from autograder.assignments import load
+from autograder.authoring.tolerance import tolerance_problems, too_tight
+from autograder.grading.store import ObservationSpec
 from autograder.harness.plaindata import encode
-from autograder.store import ObservationSpec
-from autograder.tolerance import tolerance_problems, too_tight
 
 ASSIGNMENTS = ["minigrad", "ad_modes", "bpe", "dedup", "scaling", "ddp", "repro", "fusion"]
 

@@ -1,0 +1,228 @@
+"""The course self-test: every graded test can fail, and the goldens are what solutions/ makes.
+
+For one assignment: solutions score 100 %, the untouched starter 0, every mutant loses points
+and its hint fires, and the committed goldens match a fresh generation. Each check returns a
+list of problems (empty: fine); `make test` runs them through tests/selftest/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import jsonschema
+
+from ..assignments import VISIBILITIES, Assignment
+from ..backends.base import TestRecord
+from ..grading.judge import AssignmentGrade, _judge_test, grade_submission_root
+from ..grading.report import SCHEMA_PATH, render, results_json
+from ..grading.store import GoldenStore, MutantValues, TestSpec, load_inputs, load_store
+from ..grading.tasks import task_of_file
+from ..sandbox import SandboxPolicy
+from .goldens import stale_report
+from .mutants import Mutant, load_mutants, materialize
+from .tolerance import tolerance_problems
+
+
+def schema_problems(grades: list[AssignmentGrade]) -> list[str]:
+    schema = json.loads(SCHEMA_PATH.read_text())
+    try:
+        jsonschema.validate(results_json(grades, 0.0), schema)
+    except jsonschema.ValidationError as e:
+        return [f"results.json does not validate: {e.message}"]
+    return []
+
+
+def solutions_problems(assignment: Assignment, policy: SandboxPolicy | None = None) -> list[str]:
+    grade = grade_submission_root(assignment, assignment.solutions, policy=policy)
+    problems = schema_problems([grade])
+    if grade.score != grade.max_score or grade.max_score == 0:
+        failed = [f"{t.id}: {t.message}" for t in grade.tests if not t.passed]
+        problems.append(f"solutions score {grade.score:g}/{grade.max_score:g}: {failed}")
+    return problems
+
+
+def starter_problems(assignment: Assignment, policy: SandboxPolicy | None = None) -> list[str]:
+    grade = grade_submission_root(assignment, assignment.starter, policy=policy)
+    problems = schema_problems([grade])
+    passed = [t.id for t in grade.tests if t.passed]
+    if grade.score != 0:
+        problems.append(f"the untouched starter scores {grade.score:g}: {passed}")
+    return problems
+
+
+PROBE_TESTS = 2  # tests a self-test run grades per mutant (more only when these do not catch it)
+
+
+def mutant_problems(assignment: Assignment, mutant: Mutant,
+                    policy: SandboxPolicy | None = None) -> list[str]:
+    """The mutant, graded for real on a few of the tests the goldens say it fails, must lose
+    points there with its hint firing. Losing points on one test is losing points in the full
+    suite, so the self-test grades only `probe_tests` (the golden generation ran it on every
+    test); when they do not catch it, every test it is recorded to fail is graded, and that
+    run's verdict is the answer ('not caught' then means the goldens are stale)."""
+    probe = probe_tests(assignment, mutant)
+    if not probe:
+        return [f"mutant {mutant.name}: the goldens record no test it fails (a new mutant? "
+                f"run `make goldens ONLY={assignment.name}`)"]
+    problems = _graded_mutant_problems(assignment, mutant, probe, policy)
+    fails = frozenset(t for vis in VISIBILITIES
+                      for t in _stored(assignment, vis, mutant).fails)
+    if problems and fails != probe:
+        problems = _graded_mutant_problems(assignment, mutant, fails, policy)
+    return problems
+
+
+def probe_tests(assignment: Assignment, mutant: Mutant) -> frozenset[str]:
+    """Up to PROBE_TESTS tests, of one visibility, where the goldens hold the mutant's wrong
+    values, raise sites or failure tags (where its hint can fire), those with the smallest time limit first; when it has
+    values nowhere, every test it is recorded to fail."""
+    ranked = []
+    for vis in VISIBILITIES:
+        store = load_store(assignment, vis)
+        stored = _stored(assignment, vis, mutant)
+        for test_id in {*stored.values, *stored.raises, *stored.tags}:
+            limit = store.tests[test_id].timeout or assignment.test_timeout
+            ranked.append((limit, vis != "public", test_id, vis))
+    if not ranked:
+        return frozenset(t for vis in VISIBILITIES for t in _stored(assignment, vis, mutant).fails)
+    ranked.sort()
+    first_vis = ranked[0][3]
+    return frozenset([r[2] for r in ranked if r[3] == first_vis][:PROBE_TESTS])
+
+
+def _graded_mutant_problems(assignment: Assignment, mutant: Mutant, ids: frozenset[str],
+                            policy: SandboxPolicy | None) -> list[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        grade = grade_submission_root(assignment, materialize(assignment, mutant, Path(tmp)),
+                                      policy=policy, ids=ids)
+    if grade.score >= grade.max_score:
+        return [f"mutant {mutant.name} is not caught by {sorted(ids)}: full marks there"]
+    if not any(mutant.hint in t.hints for t in grade.tests if not t.passed):
+        failed = [t.id for t in grade.tests if not t.passed]
+        return [f"mutant {mutant.name} is caught by {failed} but its hint never fires"]
+    return []
+
+
+def _stored(assignment: Assignment, visibility: str, mutant: Mutant) -> MutantValues:
+    return load_store(assignment, visibility).mutants.get(mutant.name) or MutantValues(
+        mutant.name, mutant.hint)
+
+
+def uncaught_tests(assignment: Assignment) -> list[str]:
+    """Graded tests that no mutant fails (per the mutant runs stored with the goldens): such a
+    test proves nothing until a classic bug fails it."""
+    problems = []
+    for vis in ("public", "hidden"):
+        store = load_store(assignment, vis)
+        failed = {t for m in store.mutants.values() for t in m.fails}
+        problems += [f"{vis} test {t} is failed by no mutant" for t in store.tests
+                     if t not in failed]
+    return problems
+
+
+def replayed_record(store: GoldenStore, test: TestSpec, mutant: MutantValues) -> TestRecord:
+    """What the child would report for `test` run on the mutant, rebuilt from the store: the
+    observations it recorded (its stored wrong values, the golden elsewhere) and, where it
+    raised, the exception's builtin class. A value too large to store replays as the golden
+    (its hint cannot fire on it in a real run either)."""
+    site = mutant.raises.get(test.id)
+    names = site["recorded"] if site else list(test.observations)
+    wrong = mutant.values.get(test.id, {})
+    obs = [{"name": n, "value": wrong.get(n, test.observations[n].expected)} for n in names]
+    if site:
+        return TestRecord(test.id, "ended", "failed", f"{site['kind']}: (replayed)",
+                          site["kind"], site["kind"], obs)
+    return TestRecord(test.id, "ended", "passed", obs=obs)
+
+
+def check_text(grade: AssignmentGrade) -> str:
+    """What `check` prints for a grade (rich markup stripped, lines unwrapped)."""
+    from rich.console import Console
+
+    console = Console(record=True, width=100_000, color_system=None, file=open(os.devnull, "w"))
+    render([grade], console, timing=False)
+    console.file.close()
+    return " ".join(console.export_text().split())
+
+
+def public_hint_problems(assignment: Assignment) -> tuple[list[str], list[str]]:
+    """Parent-side, no sandbox run: for every mutant that fails a public test, its hint is in
+    the text `check` prints when a student's code does what the mutant's does (replayed_record
+    through the grading's own judge, hints and renderer). Returns (problems, the mutants that
+    fail hidden tests only). The per-mutant probe runs (mutant_problems) prove that a real run
+    reproduces the stored values."""
+    store = load_store(assignment, "public")
+    inputs = load_inputs(assignment, "public")
+    problems, hidden_only = [], []
+    hidden = load_store(assignment, "hidden")
+    for mutant in load_mutants(assignment):
+        stored = store.mutants.get(mutant.name)
+        if stored is None:
+            problems.append(f"mutant {mutant.name}: not in the public goldens (run `make goldens "
+                            f"ONLY={assignment.name}`)")
+            continue
+        if not stored.has_raises:
+            problems.append(f"mutant {mutant.name}: the goldens predate raise sites (run `make "
+                            f"goldens ONLY={assignment.name}`)")
+            continue
+        failed = [t for t in stored.fails if t in store.tests]
+        if not failed:
+            if hidden.mutants.get(mutant.name) and hidden.mutants[mutant.name].fails:
+                hidden_only.append(mutant.name)
+            continue
+        if any(set(stored.tags.get(t, {})) - set(stored.values.get(t, {})) for t in failed):
+            # a tagged failure whose value was too large to store: a real run recomputes the
+            # tag from the student's value and names the mutant on it (test_hints proves the
+            # tag path); the replay has no value to recompute it from
+            continue
+        tests = [_judge_test(assignment, store, store.tests[t], inputs.get(t),
+                             replayed_record(store, store.tests[t], stored)) for t in failed]
+        text = check_text(AssignmentGrade(assignment, tests))
+        if " ".join(mutant.hint.split()) not in text:
+            problems.append(f"mutant {mutant.name} fails public {sorted(failed)} but `check` "
+                            f"would not name its hint")
+    return problems, hidden_only
+
+
+def hint_problems(assignment: Assignment) -> list[str]:
+    """public_hint_problems, with the mutants that fail hidden tests only as problems too."""
+    problems, hidden_only = public_hint_problems(assignment)
+    return problems + [f"mutant {m} fails hidden tests only: `check` can never name it"
+                       for m in hidden_only]
+
+
+def task_problems(assignment: Assignment) -> list[str]:
+    """Every graded test file names its handout task (docs/WRITING_TESTS.md, 'Tasks')."""
+    return [f"{f.parent.name}/{f.name}: its docstring's first line must be 'Task N: title'"
+            for vis in ("public", "hidden") for f in assignment.test_files(vis)
+            if task_of_file(f) is None]
+
+
+def goldens_problems(assignment: Assignment, policy: SandboxPolicy | None = None,
+                     replay: bool = True) -> list[str]:
+    return [f"stale goldens ({p}); run `make goldens`"
+            for p in stale_report(assignment, policy, replay)]
+
+
+def run_selftest(assignment: Assignment, policy: SandboxPolicy | None = None) -> bool:
+    """All checks for one assignment, printed; True when all pass."""
+    checks = [("goldens fresh", lambda: goldens_problems(assignment, policy)),
+              ("solutions 100%", lambda: solutions_problems(assignment, policy)),
+              ("starter 0", lambda: starter_problems(assignment, policy)),
+              ("every test failed by a mutant", lambda: uncaught_tests(assignment)),
+              ("every test file names its task", lambda: task_problems(assignment)),
+              ("hints fire in check", lambda: hint_problems(assignment)),
+              ("tolerance policy", lambda: tolerance_problems(assignment))]
+    checks += [(f"mutant {m.name}", lambda m=m: mutant_problems(assignment, m, policy))
+               for m in load_mutants(assignment)]
+    ok = True
+    for label, check in checks:
+        problems = check()
+        ok &= not problems
+        print(f"{assignment.name}: {label}: " + ("ok" if not problems else "FAIL"))
+        for p in problems:
+            print(f"    {p}")
+    return ok

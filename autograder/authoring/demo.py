@@ -1,0 +1,142 @@
+"""`python -m autograder demo`: grade the bundled example zips in parallel, then one table.
+
+Each example zip is one job, graded whole by `service.grade` (so the public and hidden children
+of one submission still never run at the same time); `jobs` of them run at once on a thread
+pool, as `bulk --jobs` runs its students (each job's sandboxed children are separate processes;
+the uid slots are flocks, exclusive between threads too). Heavy examples are started first.
+
+What a run leaves under OUT/<example>/: results.json (Gradescope's schema), instructor.json, and
+report.txt, the full terminal report that `grade` would print. The terminal gets only the summary
+table (`summary_table`: assignment x example, score and seconds per cell; the misconceptions
+named; each example's verdict) and a last line naming where the reports are.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from ..assignments import discover
+from ..grading import service
+from ..grading.report import render, write_instructor, write_results
+from ..sandbox import SandboxPolicy
+from .examples import EXAMPLE_NAMES, examples_dir
+
+REPORT = "report.txt"
+
+
+@dataclass
+class ExampleRun:
+    """One example's grade (`results`), or the one-line `error` that stopped its job."""
+
+    name: str
+    results: service.Results | None
+    error: str | None = None
+    wall_s: float = 0.0
+
+
+def verdict(run: ExampleRun) -> str:
+    """The example's outcome: "full marks", "lost points" or "zero"; "error: ..." when its
+    job failed."""
+    if run.results is None:
+        return f"error: {run.error}"
+    r = run.results
+    if r.max_score and r.score >= r.max_score:
+        return "full marks"
+    return "lost points" if r.score > 0 else "zero"
+
+
+def hints(results: service.Results) -> set[str]:
+    """The distinct misconception hints of every test (public and hidden) of the grade."""
+    return {h for g in results.grades for t in g.tests for h in t.hints}
+
+
+def grade_one(name: str, assignments: list[str] | None, policy: SandboxPolicy,
+              out: Path) -> ExampleRun:
+    """Grade examples/<name>.zip and write OUT/<name>/{results,instructor}.json and report.txt."""
+    started = time.monotonic()
+    results = service.grade(examples_dir() / f"{name}.zip", assignments, policy)
+    target = out / name
+    write_results(target, results.gradescope())
+    write_instructor(target, results.instructor())
+    with open(target / REPORT, "w", encoding="utf-8") as f:
+        console = Console(file=f, width=100, soft_wrap=True, no_color=True, highlight=False)
+        render(results.grades, console, title=f"grade examples/{name}.zip",
+               problems=results.warnings + results.problems)
+        console.print(f"total: {results.score:g} / {results.max_score:g}")
+    return ExampleRun(name, results, wall_s=time.monotonic() - started)
+
+
+def grade_examples(out: Path, jobs: int, policy: SandboxPolicy,
+                   assignments: list[str] | None = None,
+                   names: tuple[str, ...] = EXAMPLE_NAMES) -> list[ExampleRun]:
+    """Every example in `names`, `jobs` at a time; the runs in `names` order. A job that raises
+    is that example's error, never the demo's crash."""
+    runs: dict[str, ExampleRun] = {}
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {pool.submit(grade_one, n, assignments, policy, out): n for n in names}
+        for fut in as_completed(futures):
+            name = futures[fut]
+            try:
+                runs[name] = fut.result()
+            except Exception as e:  # one example's failure is that example's row
+                first = str(e).splitlines()[0] if str(e) else ""
+                runs[name] = ExampleRun(name, None, f"{type(e).__name__}: {first}"[:200])
+    return [runs[n] for n in names]
+
+
+def cell(score: float, max_score: float, seconds: float) -> str:
+    """One cell of the table: "score/max  seconds"."""
+    return f"{score:g}/{max_score:g} {seconds:5.1f}s"
+
+
+def summary_table(runs: list[ExampleRun], title: str = "demo: the bundled examples") -> Table:
+    """Assignment x example: "score/max seconds" per cell; then the total, the number of
+    distinct misconception hints named, and the verdict of each example."""
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("assignment")
+    for run in runs:
+        table.add_column(run.name, justify="right", no_wrap=True)
+    names = [a.name for a in discover()]
+    graded = {run.name: {g.assignment.name: g for g in run.results.grades}
+              for run in runs if run.results is not None}
+    for a in names:
+        if not any(a in cells for cells in graded.values()):
+            continue
+        row = []
+        for run in runs:
+            g = graded.get(run.name, {}).get(a)
+            row.append(cell(g.score, g.max_score, g.wall_s) if g else "—")
+        table.add_row(a, *row)
+    table.add_section()
+    table.add_row("total", *(cell(r.results.score, r.results.max_score, r.wall_s)
+                             if r.results else "—" for r in runs), style="bold")
+    table.add_row("hints named",
+                  *(str(len(hints(r.results))) if r.results else "—" for r in runs))
+    table.add_row("verdict", *(verdict(r) for r in runs))
+    return table
+
+
+def run_demo(out: Path, jobs: int, policy: SandboxPolicy, console: Console,
+             assignments: list[str] | None = None) -> list[ExampleRun]:
+    """Grade the examples, print the summary table and the line naming the reports."""
+    started = time.monotonic()
+    for line in service.prepare(policy):
+        console.print(f"[bold red]{line}[/]")
+    with console.status(f"grading {len(EXAMPLE_NAMES)} example zips, {jobs} at a time ..."):
+        runs = grade_examples(out, jobs, policy, assignments)
+    console.print(summary_table(runs))
+    for run in runs:
+        problems = run.results.problems if run.results else []
+        for p in problems:
+            console.print(f"{run.name}.zip: {p}", markup=False, highlight=False)
+    console.print(f"graded in {time.monotonic() - started:.1f} s ({jobs} at a time); full "
+                  f"reports: {out}/<example>/{REPORT} (results.json and instructor.json beside)",
+                  markup=False, highlight=False)
+    return runs

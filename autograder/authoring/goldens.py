@@ -1,0 +1,320 @@
+"""Golden generation: run solutions/ in gen mode (inputs from each test's seeded `cases(rng)`),
+replay it in test order and in reverse order to time each test both ways (the per-test limits
+of autograder/backends/timeouts.py), then every mutant on the same inputs; write the stores (`store.py`
+holds their schema) and the inputs. Also the stale check: regenerate into a temp folder and
+compare with the committed ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+
+from .. import backends
+from ..assignments import VISIBILITIES, Assignment
+from ..backends.base import Placement, RunRequest, RunResult, TestPlan
+from ..backends.timeouts import cold_pool
+from ..grading.compare import check_tag, judge, plain_equal, raise_site
+from ..grading.store import GoldenStore, MutantValues, ObservationSpec, StoreError, TestSpec, load_inputs, load_store
+from ..grading.tasks import task_table
+from ..harness import KINDS
+from ..harness.plaindata import decode
+from ..sandbox import SandboxPolicy
+from .mutants import load_mutants, materialize
+
+GEN_TEST_TIMEOUT = 600.0
+GEN_RUN_TIMEOUT = 3600.0
+# a mutant's run gets this many times each test's limit: on a loaded machine a slow but
+# finishing mutant must record its wrong values (they are what makes its hint fire), not a timeout
+MUTANT_TIMEOUT_SCALE = 3.0
+MAX_MUTANT_VALUE_CHARS = 64_000  # a larger wrong value is not kept for hints
+
+
+class GoldenError(Exception):
+    """Golden generation failed: the solution or a test is broken."""
+
+
+def _manifest_from_run(assignment: Assignment,
+                       result: RunResult) -> tuple[dict[str, GoldenStore], dict[str, dict]]:
+    problems = list(result.collect_errors)
+    tests: dict[str, dict[str, TestSpec]] = {v: {} for v in VISIBILITIES}
+    inputs: dict[str, dict] = {v: {} for v in VISIBILITIES}
+    checks = assignment.checks
+    task_of = task_table({v: assignment.test_files(v) for v in VISIBILITIES})
+    for test_id, rec in result.records.items():
+        if rec.status != "ended" or rec.outcome != "passed":
+            problems.append(f"{test_id}: the solution does not pass it ({rec.status}): {rec.error}")
+            continue
+        if not rec.obs:
+            problems.append(f"{test_id}: a graded test must record at least one observation")
+            continue
+        meta = rec.meta
+        observations = {}
+        for obs in rec.obs:
+            if obs["name"] in observations:
+                problems.append(f"{test_id}: observation {obs['name']!r} recorded twice")
+            if obs["kind"] not in KINDS:
+                problems.append(f"{test_id}: unknown kind {obs['kind']}")
+            if obs["kind"] == "check" and not hasattr(checks, obs["check"] or ""):
+                problems.append(f"{test_id}: named check {obs['check']!r} not in checks.py")
+            if isinstance(obs["value"], dict) and "__unencodable__" in obs["value"]:
+                problems.append(f"{test_id}/{obs['name']}: value is not plain data")
+            observations[obs["name"]] = ObservationSpec(obs["kind"], obs["atol"], obs["rtol"],
+                                                        obs["check"], obs["value"])
+        vis = meta["visibility"]
+        task = task_of.get((vis, meta["file"]), (None, ""))
+        tests[vis][test_id] = TestSpec(test_id, meta["points"], meta["timeout"], meta["file"],
+                                       observations, *task)
+        if rec.inputs is not None:
+            inputs[vis][test_id] = rec.inputs
+    if problems:
+        raise GoldenError("golden generation failed:\n  " + "\n  ".join(problems))
+    stores = {v: GoldenStore(assignment.name, v, tests[v], {}) for v in VISIBILITIES}
+    return stores, inputs
+
+
+def generate(assignment: Assignment, out_base: Path | None = None, with_mutants: bool = True,
+             policy: SandboxPolicy | None = None, timed: bool = True,
+             placement: Placement | None = None) -> dict[str, GoldenStore]:
+    """Run the solution in gen mode (and every mutant on the same inputs) on the placement's
+    backend (default: the host); write the stores under out_base (default: the assignment's
+    tests folder). Returns the stores. `timed`: also replay the solution in test order and in
+    reverse and store each test's timing (timeouts.py); without it the stores hold no timings
+    (the stale check ignores them)."""
+    policy = policy or SandboxPolicy.create()
+    base = out_base or assignment.tests_dir
+    result = backends.run(RunRequest(assignment, assignment.solutions, "gen", None, policy,
+                                     default_timeout=GEN_TEST_TIMEOUT,
+                                     run_timeout=GEN_RUN_TIMEOUT, inputs_base=base), placement)
+    if not result.records or result.collect_errors:
+        detail = "\n".join(result.collect_errors) or result.stderr_tail[-2000:]
+        raise GoldenError(f"golden generation for {assignment.name} collected no graded tests "
+                          f"or failed to collect:\n{detail}")
+    stores, inputs = _manifest_from_run(assignment, result)
+    for vis in VISIBILITIES:
+        path = assignment.inputs_path(vis, base)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # key order kept as generated: a test may build names from its inputs' order
+        path.write_text(json.dumps(inputs[vis], separators=(",", ":")) + "\n")
+    plan = TestPlan.from_stores(stores)  # untimed: mutants keep today's limits (x3)
+    if timed:
+        stores = _timed(stores,
+                        _timing_run(assignment, plan, policy, base, False, placement),
+                        _timing_run(assignment, plan, policy, base, True, placement))
+    if with_mutants:
+        def run_mutant(mutant):
+            with tempfile.TemporaryDirectory() as tmp:
+                impl = materialize(assignment, mutant, Path(tmp))
+                return backends.run(RunRequest(assignment, impl, "replay", plan, policy,
+                                               inputs_base=base,
+                                               timeout_scale=MUTANT_TIMEOUT_SCALE,
+                                               trusted=True), placement)
+
+        mutants = load_mutants(assignment)
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            results = list(pool.map(run_mutant, mutants))
+        for mutant, res in zip(mutants, results):
+            for vis, store in stores.items():
+                values = _failing_values(assignment, store, inputs[vis], res)
+                store.mutants[mutant.name] = MutantValues(
+                    mutant.name, mutant.hint, _kept_for_hints(values),
+                    tuple(_failed_tests(store, res, values)), _raise_sites(store, res),
+                    _failure_tags(assignment, store, inputs[vis], values))
+    for vis, store in stores.items():
+        store.dump(assignment.goldens_path(vis, base))
+    return stores
+
+
+def _timing_run(assignment: Assignment, plan: TestPlan, policy: SandboxPolicy, base: Path,
+                reverse: bool, placement: Placement | None) -> RunResult:
+    """The solution replayed on the stored inputs (in test order or reversed), as a graded
+    run replays it (the generating run also builds the inputs, which no graded run does), with
+    generation's generous limits: one timing of each test."""
+    return backends.run(RunRequest(assignment, assignment.solutions, "replay", plan, policy,
+                                   default_timeout=GEN_TEST_TIMEOUT, run_timeout=GEN_RUN_TIMEOUT,
+                                   inputs_base=base, trusted=True, reverse=reverse), placement)
+
+
+def _timed(stores: dict[str, GoldenStore], forward: RunResult,
+           reverse: RunResult) -> dict[str, GoldenStore]:
+    """The stores with each test's slowest measured run and each store's cold pool
+    (timeouts.py). A test that either replay did not pass (it depends on the order) or did
+    not time keeps no timing: its limit stays the explicit or default one."""
+    timed = {}
+    for vis, store in stores.items():
+        tests, pairs = {}, []
+        for tid, test in store.tests.items():
+            runs = [res.records.get(tid) for res in (forward, reverse)]
+            if any(r is None or r.outcome != "passed" or r.seconds is None for r in runs):
+                tests[tid] = replace(test, seconds=None)
+                continue
+            f, r = runs[0].seconds, runs[1].seconds
+            pairs.append((f, r))
+            tests[tid] = replace(test, seconds=round(max(f, r), 4))  # the slowest run
+        timed[vis] = replace(store, tests=tests, cold_seconds=round(cold_pool(pairs), 4))
+    return timed
+
+
+def _failing_values(assignment: Assignment, store: GoldenStore, inputs: dict,
+                    res: RunResult) -> dict:
+    """A mutant's observed values that fail the golden ({test: {obs: value}}). A value that
+    passes can never make a hint fire, so it is not kept; nor is a huge one (it would bloat
+    the store), but its test still counts as failed (see _failed_tests)."""
+    values: dict[str, dict] = {}
+    for test_id, test in store.tests.items():
+        decoded = decode(inputs[test_id]) if test_id in inputs else None
+        for obs in res.records[test_id].obs:
+            spec = test.observations.get(obs["name"])
+            if spec is None or obs["name"] in values.get(test_id, {}):
+                continue
+            if judge(spec, obs["value"], decoded, assignment.checks, obs["name"]) is not None:
+                values.setdefault(test_id, {})[obs["name"]] = obs["value"]
+    return values
+
+
+def _raise_sites(store: GoldenStore, res: RunResult) -> dict:
+    """{test: compare.raise_site} for each test the mutant's code raised in (its hint fires
+    when a student's test raises the same class at the same place). The store's observations
+    are still in the solution's recording order here (dump sorts them)."""
+    sites = {}
+    for test_id, test in store.tests.items():
+        rec = res.records[test_id]
+        if rec.status == "ended" and rec.outcome == "failed":
+            names = [o["name"] for o in rec.obs if isinstance(o, dict)]
+            site = raise_site(test, rec.error_kind, names)
+            if site is not None:
+                sites[test_id] = site
+    return sites
+
+
+def _failure_tags(assignment: Assignment, store: GoldenStore, inputs: dict,
+                  values: dict) -> dict:
+    """{test: {obs: tag}} for the mutant's failing values of named checks that name a tag."""
+    tags: dict[str, dict] = {}
+    for test_id, observed in values.items():
+        decoded = decode(inputs[test_id]) if test_id in inputs else None
+        for name, value in observed.items():
+            tag = check_tag(store.tests[test_id].observations[name], value, decoded,
+                            assignment.checks, name)
+            if tag is not None:
+                tags.setdefault(test_id, {})[name] = tag
+    return tags
+
+
+def _kept_for_hints(values: dict) -> dict:
+    kept: dict[str, dict] = {}
+    for test_id, observed in values.items():
+        for name, value in observed.items():
+            if len(json.dumps(value)) <= MAX_MUTANT_VALUE_CHARS:
+                kept.setdefault(test_id, {})[name] = value
+    return kept
+
+
+def _failed_tests(store: GoldenStore, res: RunResult, values: dict) -> list[str]:
+    """The tests this mutant fails: a wrong value, a missing one, an exception or a timeout."""
+    failed = []
+    for test_id, test in store.tests.items():
+        rec = res.records[test_id]
+        recorded = {o["name"] for o in rec.obs}
+        if rec.status != "ended" or rec.outcome != "passed" or test_id in values \
+                or not set(test.observations) <= recorded:
+            failed.append(test_id)
+    return failed
+
+
+def stale_report(assignment: Assignment, policy: SandboxPolicy | None = None,
+                 replay: bool = True, placement: Placement | None = None) -> list[str]:
+    """Whether the committed stores are what solutions/ and the generators produce now, with
+    the manifest's tolerances. Returns the differences (empty: fresh).
+
+    Two parts, so that the last bits of libm (np.exp, np.log differ across CPUs) cannot make a
+    fresh store look stale: (1) a regeneration into a temp folder must give the same test ids,
+    points, timeouts, observations, kinds and tolerances, and the same inputs up to a relative
+    1e-12; (2) the solution replayed on the *committed* inputs must match the committed
+    goldens within their tolerances (skipped with `replay=False`, when the caller grades the
+    solution against the committed goldens anyway, as the self-test's full-marks check does)."""
+    policy = policy or SandboxPolicy.create()
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = generate(assignment, Path(tmp), with_mutants=False, policy=policy, timed=False,
+                         placement=placement)
+        committed = {}
+        for vis in VISIBILITIES:
+            try:
+                committed[vis] = load_store(assignment, vis)
+            except StoreError as e:
+                problems.append(str(e))
+                continue
+            if not _near(decode_inputs(load_inputs(assignment, vis)),
+                         decode_inputs(load_inputs(assignment, vis, Path(tmp)))):
+                problems.append(f"{vis} inputs differ from what the generators produce now")
+            problems += _manifest_differences(committed[vis], fresh[vis])
+    if problems or not committed or not replay:
+        return problems
+    result = backends.run(RunRequest(assignment, assignment.solutions, "replay",
+                                     TestPlan.from_stores(committed), policy, trusted=True),
+                          placement)
+    for vis, store in committed.items():
+        inputs = load_inputs(assignment, vis)
+        for tid, test in store.tests.items():
+            rec = result.records[tid]
+            if rec.status != "ended" or rec.outcome != "passed":
+                problems.append(f"{tid}: the solution does not pass it now ({rec.status}: "
+                                f"{rec.error})")
+                continue
+            observed = {o["name"]: o["value"] for o in rec.obs if isinstance(o, dict)}
+            decoded = decode(inputs[tid]) if tid in inputs else None
+            for name, spec in test.observations.items():
+                if name not in observed:
+                    problems.append(f"{tid}/{name}: not recorded by the solution now")
+                elif judge(spec, observed[name], decoded, assignment.checks, name) is not None:
+                    problems.append(f"{tid}/{name}: the solution's value changed")
+    return problems
+
+
+def _manifest_differences(old_store: GoldenStore, new_store: GoldenStore) -> list[str]:
+    problems = []
+    old_tests, new_tests = old_store.tests, new_store.tests
+    vis = old_store.visibility
+    if old_tests.keys() != new_tests.keys():
+        return [f"{vis} test ids differ: committed {sorted(old_tests)} vs now {sorted(new_tests)}"]
+    for tid, new in new_tests.items():
+        old = old_tests[tid]
+        if replace(old, observations={}, seconds=None) != replace(new, observations={},
+                                                                  seconds=None):
+            problems.append(f"{tid}: points/timeout/file changed")
+        if old.observations.keys() != new.observations.keys():
+            problems.append(f"{tid}: observation names changed")
+            continue
+        for name, spec in new.observations.items():
+            if replace(old.observations[name], expected=None) != replace(spec, expected=None):
+                problems.append(f"{tid}/{name}: kind or tolerance changed")
+    return problems
+
+
+def decode_inputs(inputs: dict) -> dict:
+    return {k: decode(v) for k, v in inputs.items()}
+
+
+def _near(a, b, rtol: float = 1e-12) -> bool:
+    """Plain data equal, floats (and float arrays) up to a relative `rtol`."""
+    import numpy as np
+
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)) \
+                or a.shape != b.shape or a.dtype.kind != b.dtype.kind:
+            return False
+        if a.dtype.kind == "f":
+            return bool(np.allclose(a, b, rtol=rtol, atol=0.0, equal_nan=True))
+        return bool(np.array_equal(a, b))
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or abs(a - b) <= rtol * max(abs(a), abs(b))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_near(x, y, rtol) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_near(a[k], b[k], rtol) for k in a)
+    return plain_equal(a, b)

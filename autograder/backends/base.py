@@ -1,0 +1,242 @@
+"""The backend seam: what a backend receives (`RunRequest`), what it returns (`RunResult` of
+`TestRecord`s), where it runs (`Placement`), and the protocols a backend and its boxes
+implement. Everything here is plain data: `to_json()`/`from_json()` round-trip, so a
+Kubernetes or Slurm backend can ship a request to another machine and its result back.
+
+A `RunResult` holds what a child *claimed*; it is judged by the trusted parent
+(grading/judge) exactly as for the host backend. Imported by the runner, every backend and the
+grading/authoring code that builds requests; imports only assignments and sandbox.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..assignments import VISIBILITIES, Assignment
+from ..sandbox import Capabilities, Limits, SandboxPolicy
+from .timeouts import grading_timeout
+
+MODES = ("gen", "replay")
+
+
+@dataclass(frozen=True)
+class TestPlan:
+    """What a graded run executes: test ids in order, each one's visibility and timeout.
+    `timeouts` holds the explicit `@graded(timeout=)` limits; `measured` the reference's time
+    per test (its slowest run plus its store's cold pool) that sizes the derived limits
+    (timeouts.py; absent: never measured)."""
+
+    ids: tuple[str, ...]
+    visibility_of: dict[str, str]
+    timeouts: dict[str, float]
+    file_of: dict[str, str] = field(default_factory=dict)  # test id -> its test file's name
+    measured: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_stores(cls, stores: Mapping[str, Any]) -> TestPlan:
+        """The plan of golden stores (store.GoldenStore by visibility), in their order."""
+        ids = tuple(t for s in stores.values() for t in s.tests)
+        return cls(ids, {t: s.visibility for s in stores.values() for t in s.tests},
+                   {t: spec.timeout for s in stores.values()
+                    for t, spec in s.tests.items() if spec.timeout},
+                   {t: spec.file for s in stores.values() for t, spec in s.tests.items()},
+                   {t: spec.seconds + (s.cold_seconds or 0.0) for s in stores.values()
+                    for t, spec in s.tests.items() if spec.seconds is not None})
+
+    def only(self, ids: set[str]) -> TestPlan:
+        """The same plan restricted to `ids` (order kept)."""
+        return TestPlan(tuple(i for i in self.ids if i in ids),
+                        {i: v for i, v in self.visibility_of.items() if i in ids},
+                        {i: t for i, t in self.timeouts.items() if i in ids},
+                        {i: f for i, f in self.file_of.items() if i in ids},
+                        {i: m for i, m in self.measured.items() if i in ids})
+
+
+class BackendError(Exception):
+    """A backend is unknown or cannot run on this machine."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a run's children execute: the `backend` (a name in `backends.REGISTRY`) and, for
+    container backends, the GPUs to pass through (`gpus`: "all" or a count)."""
+
+    backend: str = "host"
+    gpus: str | None = None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> Placement:
+        return cls(str(data.get("backend", "host")), _opt_str(data.get("gpus")))
+
+
+@dataclass
+class TestRecord:
+    """What the child reported for one test."""
+
+    id: str
+    status: str = "not_run"  # ended | timeout | crashed | not_run | refused
+    outcome: str | None = None  # passed | failed (when ended)
+    error: str | None = None
+    error_type: str | None = None
+    error_kind: str | None = None  # the raised class's first builtin class (compare: hints)
+    obs: list = field(default_factory=list)
+    meta: dict | None = None
+    inputs: object = None
+    where: dict | None = None  # where it raised: {"function", "file", "line", "student"}
+    # the child's own clock from its start event to its end event: trust it only where the
+    # child runs the course's code (golden time: timeouts.py), never to grade
+    seconds: float | None = None
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict) -> TestRecord:
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass
+class RunResult:
+    records: dict[str, TestRecord]
+    collect_errors: list[str]
+    stderr_tail: str
+    restarts: int
+    wall_s: float
+
+    def to_json(self) -> dict:
+        return {"records": {k: r.to_json() for k, r in self.records.items()},
+                "collect_errors": list(self.collect_errors), "stderr_tail": self.stderr_tail,
+                "restarts": self.restarts, "wall_s": self.wall_s}
+
+    @classmethod
+    def from_json(cls, data: dict) -> RunResult:
+        return cls({k: TestRecord.from_json(r) for k, r in data["records"].items()},
+                   [str(e) for e in data["collect_errors"]], str(data["stderr_tail"]),
+                   int(data["restarts"]), float(data["wall_s"]))
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One graded (or golden-generating) run of an assignment's tests on the package found in
+    `impl_root`. `mode` is 'gen' (trusted solutions: inputs from the generators, `plan` None:
+    every test collected) or 'replay' (stored inputs, the tests of `plan`). `gpus`: what the
+    placement passes through (container backends)."""
+
+    assignment: Assignment
+    impl_root: Path
+    mode: str
+    plan: TestPlan | None
+    policy: SandboxPolicy
+    default_timeout: float | None = None  # per test; default: the assignment's
+    run_timeout: float | None = None  # whole run; default: the assignment's
+    inputs_base: Path | None = None  # where inputs/ is read or (gen) written
+    keep: bool = False  # keep run folders (debugging)
+    timeout_scale: float = 1.0  # every limit times this (golden generation's mutant runs)
+    trusted: bool = False  # the course's own code (solutions, mutants): no hidden refusal
+    gpus: str | None = None
+    reverse: bool = False  # run the tests in reverse order (golden time: timing the reference)
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"run mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+
+    @property
+    def visibilities(self) -> tuple[str, ...]:
+        if self.plan is None:
+            return VISIBILITIES
+        present = set(self.plan.visibility_of.values())
+        return tuple(v for v in VISIBILITIES if v in present)
+
+    def test_timeout(self, test_id: str | None) -> float:
+        """A test's wall limit: its explicit `@graded(timeout=)` or the default, shortened to
+        what the reference's measured time allows (timeouts.py) when the plan has it and the
+        assignment uses measured timeouts; None: the default. Times `timeout_scale`."""
+        default = self.default_timeout or self.assignment.test_timeout
+        if self.plan is None or test_id is None:
+            return default * self.timeout_scale
+        cap = self.plan.timeouts.get(test_id) or default
+        measured = self.plan.measured.get(test_id) if self.assignment.measured_timeouts else None
+        return grading_timeout(measured, cap) * self.timeout_scale
+
+    def run_limit(self) -> float:
+        """The whole run's wall-clock limit in seconds."""
+        return (self.run_timeout or self.assignment.run_timeout) * self.timeout_scale
+
+    def to_json(self) -> dict:
+        """Plain JSON data (paths as strings); `from_json` rebuilds an equal request."""
+        a, p, plan = self.assignment, self.policy, self.plan
+        return {
+            "assignment": {**asdict(a), "forbidden": list(a.forbidden), "root": str(a.root)},
+            "impl_root": str(self.impl_root), "mode": self.mode,
+            "plan": None if plan is None else {**asdict(plan), "ids": list(plan.ids)},
+            "policy": {"mode": p.mode, "limits": asdict(p.limits),
+                       "disabled": sorted(p.disabled)},
+            "default_timeout": self.default_timeout, "run_timeout": self.run_timeout,
+            "inputs_base": None if self.inputs_base is None else str(self.inputs_base),
+            "keep": self.keep, "timeout_scale": self.timeout_scale, "trusted": self.trusted,
+            "gpus": self.gpus, "reverse": self.reverse,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> RunRequest:
+        a, p, plan = data["assignment"], data["policy"], data["plan"]
+        assignment = Assignment(**{**a, "forbidden": tuple(a["forbidden"]),
+                                   "root": Path(a["root"])})
+        policy = SandboxPolicy(mode=p["mode"], limits=Limits(**p["limits"]),
+                               disabled=frozenset(p["disabled"]))
+        return cls(assignment, Path(data["impl_root"]), data["mode"],
+                   None if plan is None else TestPlan(**{**plan, "ids": tuple(plan["ids"])}),
+                   policy, data["default_timeout"], data["run_timeout"],
+                   None if data["inputs_base"] is None else Path(data["inputs_base"]),
+                   bool(data["keep"]), float(data["timeout_scale"]), bool(data["trusted"]),
+                   _opt_str(data.get("gpus")), bool(data.get("reverse", False)))
+
+
+def _opt_str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+class Child(Protocol):
+    """A started child: `poll()` is None while it runs; `kill()` stops it and everything it
+    started, and waits for that."""
+
+    def poll(self) -> int | None: ...
+
+    def kill(self) -> None: ...
+
+
+class ChildBox(Protocol):
+    """Where one run folder's children run (the host sandbox, a container, ...). Its factory
+    (the class) also answers `hidden_refusal(request, caps)`: why this box cannot keep the
+    hidden goldens unreadable to the child (None: it can)."""
+
+    def new_output_file(self, path: Path) -> Path: ...
+
+    def start(self, boot: Path, config: Path, writable: list[Path], forbidden: list[str],
+              stdout: Path, stderr: Path) -> Child: ...
+
+    def after_child(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+BoxFactory = Callable[[Path, RunRequest, Capabilities], ChildBox]
+
+
+class Backend(Protocol):
+    """A backend (`BACKEND` in autograder/backends/<name>.py)."""
+
+    name: str
+
+    def problem(self) -> str | None:
+        """Why this backend cannot run here (None: it can)."""
+
+    def run(self, request: RunRequest) -> RunResult:
+        """Run the request's tests; never raises for anything submitted code does."""

@@ -1,0 +1,458 @@
+"""Runs graded tests in a child process and collects what it reports. Trusted; never imports
+student code.
+
+The parent owns every deadline: a wall timeout per test and per run. If the child crashes or
+times out, the test in progress fails and the remaining tests resume in a fresh child, each
+test file with its own bounded restarts, so one hang or crash does not erase a student's other
+points.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path, PurePosixPath
+
+from ..assignments import VISIBILITIES, Assignment
+from ..audiences import share
+from ..harness.config import ChildConfig
+from ..sandbox import Capabilities, capabilities
+from .base import BoxFactory, ChildBox, RunRequest, RunResult, TestRecord
+
+HARNESS = Path(__file__).resolve().parent.parent / "harness"
+_BUILTIN_EXCEPTIONS = {n for n, v in vars(builtins).items()
+                       if isinstance(v, type) and issubclass(v, BaseException)}
+MAX_EVENTS_BYTES = 64 * 2**20
+# What the parent takes from one child's events file; the rest is counted and cut with a note.
+MAX_EVENTS = 10_000  # events per child (a graded test needs two: start and end)
+MAX_EVENT_BYTES = 8 * 2**20  # one event's line (the largest golden store is < 1 MiB)
+MAX_COLLECT_ERRORS = 20  # distinct collection errors kept per run folder
+MAX_ERRORS_PER_FILE = 3  # of them, per test file
+MAX_RESTARTS = 8  # fresh children per test file after a hang or crash in it
+MAX_RUN_FACTOR = 3  # timeouts may extend a run to this many times its limit
+TAIL_BYTES = 4000
+POLL_S = 0.01
+# Wall seconds a child may take to start (interpreter, pytest, imports such as torch, test-file
+# collection) before its first test, on top of the per-test timeout; a loaded machine needs it.
+# Between tests a child gets the per-test timeout + IDLE_S. The run's own limit bounds both.
+STARTUP_S = 120.0
+IDLE_S = 20.0
+# Graded replays run public and hidden tests in separate children (one more child start per
+# graded submission) so that nothing printed or raised during public tests can carry hidden
+# tests or inputs into the report (docs/SECURITY.md).
+SEPARATE_HIDDEN = True
+
+
+class EventReader:
+    """Reads the JSON-lines events file incrementally, bounded: at most MAX_EVENTS_BYTES in
+    all, MAX_EVENTS events and MAX_EVENT_BYTES per line; bad lines are skipped. `cut` counts
+    the lines not taken (too many, too long): the parent says so, never parses them."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset, self.buffer = path, 0, b""
+        self.taken, self.cut = 0, 0
+
+    def read(self) -> list[dict]:
+        if not self.path.exists() or self.offset >= MAX_EVENTS_BYTES:
+            return []
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            chunk = f.read(MAX_EVENTS_BYTES - self.offset)
+        self.offset += len(chunk)
+        lines = (self.buffer + chunk).split(b"\n")
+        self.buffer = lines.pop()
+        if len(self.buffer) > MAX_EVENT_BYTES:  # a line still growing past the cap: drop it
+            self.buffer, self.cut = b"", self.cut + 1
+        room = MAX_EVENTS - self.taken
+        if len(lines) > room:
+            self.cut += len(lines) - max(room, 0)
+            lines = lines[:max(room, 0)]
+        events = []
+        for line in lines:
+            self.taken += 1
+            if len(line) > MAX_EVENT_BYTES:
+                self.cut += 1
+                continue
+            try:
+                event = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(event, dict) and isinstance(event.get("ev"), str):
+                events.append(event)
+        return events
+
+
+def _tail(path: Path) -> str:
+    if not path.exists():
+        return ""
+    with open(path, "rb") as f:
+        f.seek(max(0, path.stat().st_size - TAIL_BYTES))
+        return f.read().decode("utf-8", "replace")
+
+
+def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple[str, ...],
+                    inputs_base: Path | None) -> Path:
+    """A fresh folder with exactly what the child needs: harness, implementation copy, test
+    files, stored inputs, each as `audiences.share("child-<visibility>", ...)` allows. No
+    goldens, no solutions, nothing else."""
+    run = Path(tempfile.mkdtemp(prefix=f"grade-{assignment.name}-"))
+    lib = run / "lib" / "autograder"
+    (lib / "harness").mkdir(parents=True)
+    for f in sorted(HARNESS.glob("*.py")):  # the harness is one flat package
+        if any(share(f"child-{v}", f"autograder/harness/{f.name}") for v in visibilities):
+            shutil.copy2(f, lib / "harness" / f.name)
+    (lib / "__init__.py").write_text("")
+    pkg = impl_root / assignment.package
+    shutil.copytree(pkg, run / "impl" / assignment.package,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    tests = PurePosixPath("tests", assignment.name)
+    (run / "inputs").mkdir()
+    for vis in visibilities:
+        (run / "tests" / vis).mkdir(parents=True)
+        for f in assignment.test_files(vis):
+            if share(f"child-{vis}", tests / vis / f.name):
+                shutil.copy2(f, run / "tests" / vis / f.name)
+        src = assignment.inputs_path(vis, inputs_base)
+        if src.exists() and share(f"child-{vis}", tests / "inputs" / f"{vis}.json"):
+            shutil.copy2(src, run / "inputs" / f"{vis}.json")
+    if assignment.common_module.exists() and any(share(f"child-{v}", tests / "common.py")
+                                                 for v in visibilities):
+        shutil.copy2(assignment.common_module, run / "tests" / "common.py")
+    (run / "tests" / "pytest.ini").write_text("[pytest]\n")
+    for d in ("work", "tmp"):
+        (run / d).mkdir()
+    return run
+
+
+def run_tests(request: RunRequest, make_box: BoxFactory) -> RunResult:
+    """Run the request's tests in sandboxed children started by `make_box` (a backend's box
+class); never raises for anything a child does.
+
+    A graded replay runs public and hidden tests in separate run folders and children, one
+    after the other (public first), never at the same time: the public child never sees hidden
+    tests or inputs (whatever it prints or raises may be shown to the student), nothing the
+    hidden child writes is shown beyond a test's status, and no lock, socket, signal or
+    /proc entry of one child can meet the other (docs/SECURITY.md, "No channel between
+    children"). The run's deadline is shared: the hidden folder gets what the public one left,
+    extended by the public one's timeouts. When the box cannot keep the hidden goldens
+    unreadable to the child (`make_box.hidden_refusal`), the hidden tests are not run: each is
+    recorded as refused, with the reason, and the reason is a collection error."""
+    started = time.monotonic()
+    deadline = started + request.run_limit()
+    caps = capabilities(request.policy)
+    visibilities = request.visibilities
+    refusal = make_box.hidden_refusal(request, caps) if "hidden" in visibilities else None
+    if (SEPARATE_HIDDEN or refusal) and request.mode == "replay" and len(visibilities) > 1:
+        groups = [(v,) for v in visibilities]
+    else:
+        groups = [visibilities]
+    folders = []
+    for group in groups:
+        folder = FolderRun(request, group, deadline, caps, make_box)
+        folder.hard_deadline = started + MAX_RUN_FACTOR * request.run_limit()
+        if refusal is not None and "hidden" in group:
+            folder.refuse(refusal)
+        else:
+            folder.run()
+            deadline = folder.deadline
+        folders.append(folder)
+    records: dict[str, TestRecord] = {}
+    for f in folders:
+        records.update(f.records)
+    return RunResult(records, [e for f in folders for e in f.collect_errors],
+                     next((f.stderr_tail for f in folders if f.stderr_tail and not f.redact), ""),
+                     sum(f.restarts for f in folders), time.monotonic() - started)
+
+
+class FolderRun:
+    """One run folder and its children: after a crash or timeout, fresh children resume the
+    tests not yet run, one test file each (at most MAX_RESTARTS times per file). Its records,
+    collection errors, restarts and last stderr tail are read after `run()`."""
+
+    def __init__(self, request: RunRequest, visibilities: tuple[str, ...], deadline: float,
+                 caps: Capabilities, make_box: BoxFactory):
+        self.request, self.visibilities, self.deadline, self.caps = (request, visibilities,
+                                                                     deadline, caps)
+        self.make_box = make_box
+        plan = request.plan
+        self.remaining: list[str] | None = None if plan is None else [
+            i for i in plan.ids if plan.visibility_of.get(i) in visibilities]
+        self.records = {i: TestRecord(i) for i in self.remaining or []}
+        self.collect_errors: list[str] = []
+        self.errors_of: dict[str, int] = {}  # test file -> collection errors kept from it
+        self.errors_cut, self.events_cut = 0, 0
+        self.restarts, self.stderr_tail = 0, ""
+        limit = request.run_limit()
+        self.hard_deadline = deadline + (MAX_RUN_FACTOR - 1) * limit
+        self.redact = "hidden" in visibilities and request.mode == "replay"
+
+    def refuse(self, reason: str) -> FolderRun:
+        """Run nothing: every test of this folder is recorded as refused for `reason`."""
+        for rec in self.records.values():
+            rec.status, rec.error = "refused", reason
+        self.collect_errors.append(reason)
+        return self
+
+    def run(self) -> FolderRun:
+        if self.remaining == []:
+            return self
+        req = self.request
+        run = prepare_run_dir(req.assignment, req.impl_root, self.visibilities, req.inputs_base)
+        box = None
+        try:
+            box = self.make_box(run, req, self.caps)
+            self._run_groups(box, run)
+            self._note_cuts()
+        finally:
+            if box is not None:
+                box.close()
+            if not req.keep:
+                shutil.rmtree(run, ignore_errors=True)
+        return self
+
+    def _run_groups(self, box: ChildBox, run: Path) -> None:
+        """The first child runs every test. When a test hangs or crashes it, a fresh child
+        runs the tests not yet run, all files together (one child start per hang, not one per
+        file), and the restart counts against the test file that hung: a file stopped
+        MAX_RESTARTS times has its remaining tests dropped, so a hang in one task's code never
+        costs another file's tests. Each timeout moves the run deadline by that test's limit
+        (up to MAX_RUN_FACTOR x the run limit), so time lost to hangs is not taken from the
+        tests that still have to run."""
+        req = self.request
+        ids = self.remaining
+        restarts_of: dict[str, int] = {}
+        attempt = 0
+        while True:
+            in_progress, finished, reason = self._child(box, run, attempt, ids, None)
+            stderr_tail = _tail(run / f"stderr-{attempt}")
+            self.stderr_tail = "" if self.redact else stderr_tail
+            if not req.keep:  # what a child wrote is read; free the disk at once
+                for name in (f"stdout-{attempt}", f"stderr-{attempt}", f"events-{attempt}.jsonl"):
+                    (run / name).unlink(missing_ok=True)
+            attempt += 1
+            if in_progress is not None:
+                rec = self.records.setdefault(in_progress, TestRecord(in_progress))
+                rec.status = "timeout" if reason == "timeout" else "crashed"
+                rec.error = _crash_message(reason, req.test_timeout(in_progress),
+                                           self.stderr_tail)
+                if reason == "timeout":
+                    self.deadline = min(self.deadline + req.test_timeout(in_progress),
+                                        self.hard_deadline)
+            if ids is None:  # gen mode: one child runs everything; no restarts
+                self._note_stop(finished, reason, ids)
+                return
+            ids = [i for i in ids if self.records[i].status == "not_run"]
+            if finished or in_progress is None or not ids or reason == "run_timeout":
+                self._note_stop(finished, reason, ids)
+                if reason == "run_timeout":
+                    self._not_run_for_deadline(ids)
+                return
+            self.restarts += 1
+            file = self._file_of(in_progress)
+            restarts_of[file] = restarts_of.get(file, 0) + 1
+            dropped = [i for i in ids if self._file_of(i) == file]
+            if restarts_of[file] > MAX_RESTARTS and dropped:
+                self.collect_errors.append(
+                    f"{file}: stopped after {MAX_RESTARTS} restarts (a hang or crash in each); "
+                    f"its {len(dropped)} remaining test(s) were not run")
+                ids = [i for i in ids if self._file_of(i) != file]
+                if not ids:
+                    return
+
+    def _note_cuts(self) -> None:
+        """One line for what the caps cut. A hidden child chose how much it wrote: the count
+        would be a channel, so its line gives none."""
+        if self.redact and (self.errors_cut or self.events_cut):
+            self.collect_errors.append("the hidden tests' process wrote more than the grader "
+                                       "reads; the rest was cut")
+            return
+        if self.errors_cut:
+            self.collect_errors.append(f"... {self.errors_cut:,} more collection errors cut "
+                                       f"(at most {MAX_COLLECT_ERRORS} are kept, "
+                                       f"{MAX_ERRORS_PER_FILE} per test file)")
+        if self.events_cut:
+            self.collect_errors.append(f"... {self.events_cut:,} more events cut (a test process "
+                                       f"may report at most {MAX_EVENTS:,} events, each under "
+                                       f"{MAX_EVENT_BYTES // 2**20} MiB)")
+
+    def _file_of(self, test_id: str) -> str:
+        plan = self.request.plan
+        return (plan.file_of.get(test_id) if plan is not None else None) or "?"
+
+    def _not_run_for_deadline(self, ids: list[str]) -> None:
+        if ids and not any(e.startswith("the whole run exceeded") for e in self.collect_errors):
+            self._note_stop(False, "run_timeout", ids)
+
+    def _note_stop(self, finished: bool, reason: str, remaining: list[str] | None) -> None:
+        if not finished and remaining and reason != "run_timeout":
+            shown = self.stderr_tail
+            self.collect_errors.append(
+                ("the hidden tests' process" if self.redact else "the test process")
+                + " exited before running these tests"
+                + (f"; its last output:\n{shown[-800:]}" if shown else ""))
+        if reason == "run_timeout" and not any(
+                e.startswith("the whole run exceeded") for e in self.collect_errors):
+            limit = self.request.run_limit()
+            self.collect_errors.append(f"the whole run exceeded its {limit:g} s limit")
+
+    def _config(self, run: Path, events: Path, ids: list[str] | None,
+                file: str | None) -> ChildConfig:
+        req = self.request
+        return ChildConfig(
+            mode=req.mode, assignment=req.assignment.name, events=str(events),
+            lib=str(run / "lib"), impl=str(run / "impl"), workdir=str(run / "work"),
+            rootdir=str(run / "tests"), ini=str(run / "tests" / "pytest.ini"),
+            inputs={v: str(run / "inputs" / f"{v}.json") for v in VISIBILITIES},
+            test_files=[str(run / "tests" / v / f.name) for v in self.visibilities
+                        for f in req.assignment.test_files(v)
+                        if file is None or f.name == file],
+            plan=ids, forbidden=list(req.assignment.forbidden),
+            timeouts={i: req.test_timeout(i) for i in ids or []} if req.mode == "replay" else {},
+            reverse=req.reverse,
+        )
+
+    def _child(self, box: ChildBox, run: Path, attempt: int, ids: list[str] | None,
+               file: str | None):
+        """One child process running `ids` (None: every test) of `file` (None: every file).
+        Returns (test id in progress when it stopped, saw 'done', reason). Events about tests
+        outside its plan (another child's, or invented) are ignored."""
+        req = self.request
+        events_path = box.new_output_file(run / f"events-{attempt}.jsonl")
+        config_path = run / f"config-{attempt}.json"
+        config_path.write_text(self._config(run, events_path, ids, file).to_json())
+        accept = None if ids is None else frozenset(ids)
+        try:
+            proc = box.start(run / "lib" / "autograder" / "harness" / "boot.py", config_path,
+                             [events_path], list(req.assignment.forbidden),
+                             run / f"stdout-{attempt}", run / f"stderr-{attempt}")
+        except Exception as e:  # noqa: BLE001 - any start failure: this child never ran
+            self.collect_errors.append(f"the sandbox could not start the test process: {e}")
+            return None, False, "exit"
+        reader = EventReader(events_path)
+        current, finished, reason = None, False, "exit"
+        idle = req.test_timeout(None) + IDLE_S
+        idle_deadline = time.monotonic() + req.test_timeout(None) + STARTUP_S
+        test_deadline = None
+        try:
+            while True:
+                exited = proc.poll() is not None
+                for ev in reader.read():
+                    kind = ev["ev"]
+                    if kind in ("start", "end") and accept is not None \
+                            and ev.get("id") not in accept:
+                        continue
+                    if kind == "start" and isinstance(ev.get("id"), str):
+                        current = ev["id"]
+                        test_deadline = time.monotonic() + req.test_timeout(current)
+                    elif kind == "end" and isinstance(ev.get("id"), str):
+                        self._record_end(ev)
+                        current, test_deadline = None, None
+                        idle_deadline = time.monotonic() + idle
+                    elif kind == "collect_error":
+                        self._collect_error(ev)
+                    elif kind == "done":
+                        finished = True
+                if exited:
+                    break
+                now = time.monotonic()
+                if now > self.deadline:
+                    reason = "run_timeout"
+                elif test_deadline is not None and now > test_deadline:
+                    reason = "timeout"
+                elif current is None and now > idle_deadline:
+                    reason = "idle"
+                else:
+                    time.sleep(POLL_S)
+                    continue
+                break
+        finally:
+            proc.kill()
+            box.after_child()
+            self.events_cut += reader.cut
+        if finished and reason == "exit":
+            current = None
+        return current, finished, reason
+
+    def _collect_error(self, ev: dict) -> None:
+        """Keep a collection error once (a file collected again in a new child repeats it), at
+        most MAX_ERRORS_PER_FILE per test file and MAX_COLLECT_ERRORS in all; count the rest."""
+        if self.redact:
+            message = "a hidden test file could not be collected (details hidden)"
+            if message not in self.collect_errors:
+                self.collect_errors.append(message)
+            return
+        file = str(ev.get("file"))[:100]
+        message = str(ev.get("error"))[-1500:]
+        if ev.get("package") is not True:  # not the package's own import: name the file
+            message = f"{file}: {message}"
+        if message in self.collect_errors:
+            return
+        if len(self.collect_errors) >= MAX_COLLECT_ERRORS \
+                or self.errors_of.get(file, 0) >= MAX_ERRORS_PER_FILE:
+            self.errors_cut += 1
+            return
+        self.errors_of[file] = self.errors_of.get(file, 0) + 1
+        self.collect_errors.append(message)
+
+    def _record_end(self, ev: dict) -> None:
+        test_id = ev["id"]
+        if self.redact and test_id not in self.records:
+            return  # a hidden run reports only the tests it was asked for
+        rec = self.records.setdefault(test_id, TestRecord(test_id))
+        if rec.status != "not_run":
+            return  # first report wins
+        rec.status = "ended"
+        seconds = ev.get("seconds")
+        if type(seconds) is float and 0.0 <= seconds < 1e6:
+            rec.seconds = seconds
+        rec.outcome = "passed" if ev.get("outcome") == "passed" else "failed"
+        rec.error = str(ev["error"])[:2000] if ev.get("error") else None
+        rec.error_type = str(ev["error_type"])[:100] if ev.get("error_type") else None
+        if self.redact and rec.error_type not in _BUILTIN_EXCEPTIONS:
+            rec.error_type = None  # a hidden test's failure may name only a builtin exception
+        kind = ev.get("error_kind")
+        rec.error_kind = kind if isinstance(kind, str) and kind in _BUILTIN_EXCEPTIONS else None
+        rec.obs = ev.get("obs") if isinstance(ev.get("obs"), list) else []
+        rec.meta = ev.get("meta") if isinstance(ev.get("meta"), dict) else None
+        rec.where = None if self.redact else _where(ev.get("where"))
+        rec.inputs = ev.get("inputs")
+
+
+def _where(data: object) -> dict | None:
+    """The child's claim of where a test raised, as plain bounded fields (or None)."""
+    if not isinstance(data, dict) or not isinstance(data.get("file"), str) \
+            or type(data.get("line")) is not int:
+        return None
+    function = data.get("function")
+    return {"function": function[:200] if isinstance(function, str) else None,
+            "file": data["file"][:200], "line": data["line"],
+            "student": data.get("student") is True}
+
+
+_DUMPED_FRAME = re.compile(r'File "[^"]*/impl/([^"]+)", line (\d+) in (\S+)')
+
+
+def _hang_location(stderr_tail: str) -> str:
+    """' in fn() (file:line)': the innermost frame of the implementation in the child's last
+    stack dump (harness/plugin.py dumps stacks shortly before a test's timeout)."""
+    dump = stderr_tail.rsplit("Timeout (", 1)  # faulthandler's header; then each thread's stack
+    match = _DUMPED_FRAME.search(dump[-1]) if len(dump) > 1 else None
+    if match is None:
+        return ""
+    function = match.group(3)
+    named = f" in {function}()" if not function.startswith("<") else ""
+    return f"{named} at {match.group(1)}:{match.group(2)}"
+
+
+def _crash_message(reason: str, limit: float, stderr_tail: str) -> str:
+    if reason == "timeout":
+        return f"timed out after {limit:g} s{_hang_location(stderr_tail)} (an endless loop, or " \
+               f"far too slow)"
+    if reason == "run_timeout":
+        return "stopped: the whole run exceeded its time limit"
+    last = stderr_tail.strip().splitlines()[-1:] if stderr_tail.strip() else []
+    return "the test process died during this test" + (f": {last[0][:300]}" if last else "")

@@ -1,0 +1,301 @@
+"""Bulk grading: every submission in a folder (one folder or zip per student), in parallel,
+crash-safe and resumable by content.
+
+A student is skipped only when OUT/<student>/grading.json records the same key: the hash of the
+submission's bytes, of the course version (tests, goldens, engine) and of the options; anything
+else is regraded (`force=True` regrades all). Each job runs in a child process that dies with
+this one and keeps its temporary files under OUT/.work/ (shared by this run's jobs, so the
+sandbox's uid slots stay exclusive within the run), which the next run clears; results are
+written atomically (temporary file + rename), so a kill -9 at any point loses at most the jobs in
+flight and never leaves a half-written result. OUT/run_log.jsonl gets one line per graded
+student: student, hash, score, time, problems.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.text import Text
+
+from ..assignments import VISIBILITIES, Assignment, discover, load
+from ..atomic import write_atomic
+from ..backends import Placement
+from ..grading import service
+from ..grading.judge import all_failed
+from ..grading.results import INSTRUCTOR_KEY, GradedRun, ResultsError, read_results
+from ..grading.safe_text import clean, utf8_json
+from ..sandbox import SandboxPolicy
+from .class_report import class_report
+from .executors import BulkError, Executor, course_version, job_timeout, run_job
+from .gradebook import write_canvas, write_gradebook
+from .html_report import write_html
+from .regrade import compare as compare_runs
+from .regrade import previous_results, terminal_table
+from .regrade import write as write_compare
+from .similarity import scan
+from .submissions import Submission, SubmissionError, list_submissions, submission_hash, visible
+
+OUT_FILES = frozenset({"grades.csv", "canvas.csv", "class_report.md", "class_report.html",
+                       "run_log.jsonl", "compare.csv", "compare.md"})  # never a student's folder
+
+
+@dataclass
+class Outcome:
+    """One student's result in this run: graded now, resumed from disk, or errored; `notes`
+    go to the student's message in grades.csv without making it a rejection."""
+
+    student: str
+    results: dict | None  # results.json as written (with INSTRUCTOR_KEY's record)
+    run: GradedRun | None = None  # the same, read once (results.read_results)
+    resumed: bool = False
+    error: str | None = None
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def options_key(assignments: list[Assignment], policy: SandboxPolicy,
+                placement: Placement | None = None) -> str:
+    return json.dumps({"assignments": [a.name for a in assignments], "mode": policy.mode,
+                       "backend": (placement or Placement()).backend, "limits": repr(policy.limits),
+                       "disabled": sorted(policy.disabled)}, sort_keys=True)
+
+
+def class_assignments(names: list[str] | str | None) -> list[Assignment]:
+    """The assignments the instructor names, else the course's only assignment: the same for
+    every student, never inferred from what some submissions hold. BulkError when none is
+    named and the course has several."""
+    if isinstance(names, str):
+        names = [names]
+    if names:
+        return [load(n) for n in dict.fromkeys(names)]
+    found = discover()
+    if len(found) != 1:
+        raise BulkError(f"name the assignment(s) to grade with --assignment (the course has "
+                        f"{len(found)}: {', '.join(a.name for a in found) or 'none'}); bulk never "
+                        f"infers them from the submissions")
+    return found
+
+
+def rejected_results(problem: str, assignments: list[Assignment]) -> dict:
+    """results.json of a submission that cannot be read at all: every test of every assignment
+    failed, not run, for `problem` (so the student keeps a row and their max score)."""
+    started = time.monotonic()
+    grades = [all_failed(a, VISIBILITIES, [problem], [], started) for a in assignments]
+    return service.Results(grades, [f"submission rejected: {problem}"]).gradescope()
+
+
+def run_bulk(folder: Path, assignment: list[str] | str | None, out: Path, jobs: int,
+             policy: SandboxPolicy | None = None, force: bool = False,
+             console: Console | None = None, dask: str | None = None,
+             compare: Path | None = None,
+             placement: Placement | None = None) -> dict[str, dict]:
+    """Grade every submission of `folder` into `out`; returns results.json per student. With
+    `dask` (a scheduler address) the jobs run on that Dask cluster (bulk_dask.py); with
+    `compare` (a previous run's OUT) the students whose grade would change are listed; each
+    job's children run on the `placement`'s backend (default: the host)."""
+    policy = policy or SandboxPolicy.create()
+    console = console or Console()
+    class_assignments(assignment)  # refuse before anything is written
+    previous = None
+    if compare is not None:
+        if not Path(compare).is_dir():
+            raise BulkError(f"--compare {visible(str(compare))}: no such folder (a previous bulk "
+                            f"run's --out)")
+        previous = previous_results(Path(compare))
+    placement = placement or Placement()
+    for line in service.prepare(policy, placement):
+        console.print(Text(f"{line}", style="yellow"))
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / ".lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BulkError(f"another bulk run is writing to {visible(str(out))}") from None
+        if dask:
+            from .dask_executor import dask_run
+
+            with dask_run(dask) as (run, slots, line):
+                console.print(line)
+                results, runs = _run_locked(folder, assignment, out, slots, policy, force,
+                                            console, partial(run, placement=placement),
+                                            placement)
+        else:
+            results, runs = _run_locked(folder, assignment, out, jobs, policy, force, console,
+                                        partial(run_job, placement=placement), placement)
+        if previous is not None:
+            changes = compare_runs(previous, runs)
+            write_compare(changes, Path(compare), out)
+            console.print(terminal_table(changes, Path(compare)))
+            console.print(Text(f"regrade preview: {visible(str(out / 'compare.csv'))}"))
+        return results
+
+
+def _keys(subs: list[Submission], version: str, options: str) -> dict[str, tuple[str, str]]:
+    """Each submission's (resume key, content hash); one that cannot be hashed gets a
+    problem."""
+    keys = {}
+    for sub in subs:
+        try:
+            digest = submission_hash(sub)
+        except (SubmissionError, OSError, MemoryError) as e:
+            sub.problem = visible(str(e) or type(e).__name__)
+            digest = submission_hash(sub)
+        keys[sub.student] = (hashlib.sha256(f"{digest}|{version}|{options}".encode()).hexdigest(),
+                             digest)
+    return keys
+
+
+def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, jobs: int,
+                policy: SandboxPolicy, force: bool, console: Console,
+                run: Executor | None = None, placement: Placement | None = None
+                ) -> tuple[dict[str, dict], dict[str, GradedRun]]:
+    """Grade (or resume) every submission: (results.json, GradedRun) per student."""
+    clear_leftovers(out)
+    assignments = class_assignments(assignment)
+    subs = list_submissions(folder, OUT_FILES)
+    version, options = course_version(assignments), options_key(assignments, policy, placement)
+    keys = _keys(subs, version, options)
+    outcomes: dict[str, Outcome] = {}
+    todo: list[Submission] = []
+    for sub in subs:
+        stored = _stored(out / sub.student, keys[sub.student][0])
+        if stored is not None and not force:
+            outcomes[sub.student] = Outcome(sub.student, *stored, resumed=True,
+                                            problems=stored[1].rejection(), notes=sub.notes)
+        else:
+            todo.append(sub)
+    if len(todo) < len(subs):
+        console.print(f"resuming: {len(subs) - len(todo)} of {len(subs)} already graded "
+                      f"(same submission, course version and options)")
+    started = time.monotonic()
+    counts = {"failed": 0, "errored": 0}
+    columns = [TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+               TextColumn("ETA"), TimeRemainingColumn(),
+               TextColumn("[red]{task.fields[failed]} failed, {task.fields[errored]} errored")]
+    with Progress(*columns, console=console, transient=False) as progress, \
+            ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        task = progress.add_task("grading", total=len(todo), failed=0, errored=0)
+        futures = {pool.submit(grade_job, sub, *keys[sub.student], assignments, out, policy,
+                               run or run_job): sub for sub in todo}
+        for fut in as_completed(futures):
+            sub = futures[fut]
+            try:
+                outcome = fut.result()
+            except Exception as e:  # one student's unexpected failure is that student's error
+                outcome = Outcome(sub.student, None, error=f"grading failed: {type(e).__name__}: "
+                                  f"{visible(str(e).splitlines()[0] if str(e) else '')}")
+            outcome.notes = sub.notes
+            outcomes[outcome.student] = outcome
+            if outcome.error or outcome.problems:
+                counts["errored"] += 1
+            elif outcome.run.score < outcome.run.max_score:
+                counts["failed"] += 1
+            progress.update(task, advance=1, **counts)
+    shutil.rmtree(out / ".work", ignore_errors=True)
+    results = {s: o.results for s, o in outcomes.items() if o.results is not None}
+    runs = {s: o.run for s, o in outcomes.items() if o.run is not None}
+    errors = {s: o.error for s, o in outcomes.items() if o.error}
+    messages = {s: message(o) for s, o in outcomes.items()}
+    write_gradebook(runs, messages, assignments, out / "grades.csv")
+    write_canvas(runs, messages, assignments, out / "canvas.csv")
+    starters = [a.starter for a in discover()] + [a.starter for a in assignments]
+    report = class_report(runs, errors, [s.student for s in subs], assignments,
+                          scan(subs, list(dict.fromkeys(starters))))
+    write_atomic(out / "class_report.md", report.markdown().encode("utf-8"))
+    write_html(out / "class_report.html", report)
+    console.print(Markdown(report.markdown(skip=("Students",))))
+    console.print(Text(visible(summary_line(outcomes, time.monotonic() - started, out))))
+    return results, runs
+
+
+def message(outcome: Outcome) -> str:
+    """The student's grades.csv message: the error or the rejection, then any notes."""
+    parts = [outcome.error] if outcome.error else list(outcome.problems)
+    return "; ".join(visible(p) for p in [*parts, *outcome.notes])
+
+
+def summary_line(outcomes: dict[str, Outcome], seconds: float, out: Path) -> str:
+    graded = [o for o in outcomes.values() if not o.resumed]
+    full = sum(1 for o in outcomes.values() if o.run and o.run.max_score
+               and o.run.score >= o.run.max_score)
+    errored = sum(1 for o in outcomes.values() if o.error or o.problems)
+    return (f"{len(outcomes)} students: graded {len(graded)}, resumed "
+            f"{len(outcomes) - len(graded)} in {seconds:.1f} s; {full} full marks, "
+            f"{len(outcomes) - full - errored} lost points, {errored} errored or rejected; "
+            f"{out / 'grades.csv'}")
+
+
+def clear_leftovers(out: Path) -> None:
+    """Remove what a killed run left: its jobs' temporary folders and half-written files."""
+    shutil.rmtree(out / ".work", ignore_errors=True)
+    for p in out.rglob("*.partial"):
+        p.unlink(missing_ok=True)
+
+
+def _stored(folder: Path, key: str) -> tuple[dict, GradedRun] | None:
+    """A previous run's (results.json, GradedRun) of this student if its key matches; None
+    (regrade) when it does not, or a file is missing or malformed."""
+    try:
+        meta = json.loads((folder / "grading.json").read_text())
+        if not isinstance(meta, dict) or meta.get("key") != key:
+            return None
+        results = json.loads((folder / "results.json").read_text())
+        instructor = folder / "instructor.json"
+        results[INSTRUCTOR_KEY] = json.loads(instructor.read_text()) if instructor.exists() else {}
+        return results, read_results(results)
+    except (OSError, ValueError, TypeError):  # ResultsError is a ValueError
+        return None
+
+
+def grade_job(sub: Submission, key: str, digest: str, assignments: list[Assignment], out: Path,
+              policy: SandboxPolicy, run: Executor = run_job) -> Outcome:
+    """Grade one student with `run` (run_job's signature: a child process here, or a Dask
+    worker), or record the submission's problem without running anything; store results.json,
+    then grading.json (the key), each atomically, then append the run log line."""
+    started = time.monotonic()
+    if sub.problem is not None:
+        results = rejected_results(sub.problem, assignments)
+    else:
+        work = out / ".work" / sub.student
+        work.mkdir(parents=True, exist_ok=True)
+        try:
+            results, error = run(sub.path, [a.name for a in assignments], policy, work.parent,
+                                 job_timeout(assignments))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)  # stays empty; .work is cleared at the end
+        if error is not None:
+            return Outcome(sub.student, None, error=visible(error))
+    results = clean(results)
+    try:
+        run_ = read_results(results)
+    except ResultsError as e:
+        return Outcome(sub.student, None, error=f"grading printed a malformed results.json: {e}")
+    target = out / sub.student
+    target.mkdir(parents=True, exist_ok=True)
+    instructor = results.pop(INSTRUCTOR_KEY, None) or {}  # hidden hints: never in results.json
+    write_atomic(target / "results.json", utf8_json(results) + b"\n")
+    write_atomic(target / "instructor.json", utf8_json(instructor) + b"\n")
+    results[INSTRUCTOR_KEY] = instructor  # in memory, for the class report's misconceptions
+    seconds = round(time.monotonic() - started, 3)
+    problems = run_.rejection()
+    meta = {"key": key, "student": sub.student, "hash": digest, "score": results["score"],
+            "max_score": results["max_score"], "time": seconds, "problems": problems}
+    write_atomic(target / "grading.json", (json.dumps(meta, ensure_ascii=False) + "\n").encode("utf-8"))
+    with open(out / "run_log.jsonl", "a", encoding="utf-8") as log:
+        log.write(json.dumps({k: meta[k] for k in ("student", "hash", "score", "time",
+                                                   "problems")}, ensure_ascii=False) + "\n")
+        log.flush()
+        os.fsync(log.fileno())
+    return Outcome(sub.student, results, run_, problems=problems)

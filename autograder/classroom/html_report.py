@@ -1,0 +1,105 @@
+"""The class report (class_report.ClassReport) as one self-contained HTML page: each section
+under its own heading with its chart (matplotlib, an embedded data: PNG whose alt text lists the
+plotted numbers) and its tables; text blocks rendered from Markdown with markdown-it-py
+(CommonMark, raw HTML off); tables built here with every cell HTML-escaped and short headers
+carrying the full title on hover. No URL to any network resource, and a Content-Security-Policy
+that forbids them."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from pathlib import Path
+
+from .class_report import ClassReport, Figure, Table
+
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+STYLE = ("body{font-family:sans-serif;margin:2em}pre{background:#f4f4f4;padding:1em}"
+         "table{border-collapse:collapse;margin-bottom:1em}td,th{border:1px solid #ccc;"
+         "padding:.2em .5em}th[title]{text-decoration:underline dotted;cursor:help}")
+
+
+def _png(fig) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=80, bbox_inches="tight")
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
+
+
+def figure_alt(figure: Figure) -> str:
+    """What the chart shows, in words (the page's alt text; tests compare it with the tables)."""
+    if figure.kind == "rates":
+        return f"{figure.caption}: " + ", ".join(f"{label} {p}/{n}" for label, p, n in figure.values)
+    return f"{figure.caption}: {len(figure.values)} students"
+
+
+def draw(figure: Figure) -> str:
+    """The chart as a data: URL."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure as Canvas
+
+    if figure.kind == "histogram":
+        fig = Canvas(figsize=(5, 2.5))
+        ax = fig.subplots()
+        ax.hist(figure.values, bins=10, range=(0, 100))
+        ax.set_xlabel("score (%)")
+        ax.set_ylabel("students")
+        return _png(fig)
+    fig = Canvas(figsize=(5, 0.6 + 0.35 * max(1, len(figure.values))))
+    ax = fig.subplots()
+    labels = [label for label, _, _ in figure.values][::-1]
+    rates = [p / n if n else 0 for _, p, n in figure.values][::-1]
+    bars = ax.barh(labels, rates)
+    ax.bar_label(bars, [f"{p}/{n}" for _, p, n in figure.values][::-1], padding=3)
+    ax.set_xlim(0, 1.15)
+    ax.set_xlabel("pass rate (students graded)")
+    return _png(fig)
+
+
+def markdown_to_html(markdown: str) -> str:
+    """CommonMark with GitHub-style tables; raw HTML in the text is escaped, links to other
+    pages are not made (the page must stay offline)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table") \
+        .disable(["link", "image", "autolink"]).render(markdown)
+
+
+def table_html(table: Table) -> str:
+    def th(short: str, full: str) -> str:
+        title = f' title="{html.escape(full)}"' if full and full != short else ""
+        return f"<th{title}>{html.escape(short)}</th>"
+
+    head = "".join(th(s, f) for s, f in table.headers)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+                   for row in table.rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def html_report(report: ClassReport) -> str:
+    parts = []
+    for i, section in enumerate(report.sections):
+        tag = "h1" if i == 0 else "h2"
+        parts.append(f"<section><{tag}>{html.escape(section.title)}</{tag}>")
+        for block in section.blocks:
+            if isinstance(block, Figure):
+                parts.append(f'<figure><img alt="{html.escape(figure_alt(block))}" '
+                             f'src="{draw(block)}"><figcaption>{html.escape(block.caption)}'
+                             f"</figcaption></figure>")
+            elif isinstance(block, Table):
+                parts.append(table_html(block))
+            else:
+                parts.append(markdown_to_html(block))
+        parts.append("</section>")
+    return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            f"<title>Class report</title><style>{STYLE}</style></head><body>"
+            + "".join(parts) + "</body></html>\n")
+
+
+def write_html(path: Path, report: ClassReport) -> None:
+    from ..atomic import write_atomic
+
+    write_atomic(path, html_report(report).encode("utf-8"))

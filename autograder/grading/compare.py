@@ -1,0 +1,301 @@
+"""The trusted checker: observations (plain data from the sandbox) against goldens.
+
+Used by the parent for graded runs and, in local mode, by the harness. `None` means a match;
+otherwise a one-line message. Nothing here trusts the observed value's type or shape.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Iterable
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from ..harness.plaindata import PlainDataError, Unencodable, decode
+from .store import MutantValues, ObservationSpec, TestSpec
+
+MAX_REPR = 120
+MAX_HINTS = 2  # per test: the best-matching ones
+_EXCEPTION_NAME = re.compile(r"^[A-Z]\w*(Error|Exception|Warning|Exit|Interrupt|Iteration)$")
+
+
+def _is_exception_name(value: Any) -> bool:
+    return isinstance(value, str) and bool(_EXCEPTION_NAME.match(value))
+
+
+def exception_words(observed: Any, expected: Any) -> str | None:
+    """An exact observation of `rec.raises` (an exception's type name, or None for none),
+    in words; None when the values are not of that kind."""
+    if observed is None and _is_exception_name(expected):
+        return f"raised no exception, expected {expected}"
+    if _is_exception_name(observed) and (expected is None or _is_exception_name(expected)):
+        stub = " (not implemented yet)" if observed == "NotImplementedError" else ""
+        want = "no exception" if expected is None else expected
+        return f"raised {observed}{stub}, expected {want}"
+    return None
+
+
+def short(value: Any) -> str:
+    """A bounded repr for messages."""
+    if isinstance(value, np.ndarray):
+        text = np.array2string(value, threshold=8, precision=6)
+        text = f"array{list(value.shape)} {text}"
+    else:
+        text = repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_REPR else text[: MAX_REPR - 3] + "..."
+
+
+def plain_equal(a: Any, b: Any) -> bool:
+    """Exact equality of decoded plain data (NaN equals NaN; types must agree)."""
+    if isinstance(a, Unencodable) or isinstance(b, Unencodable):
+        return False
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+            return False
+        if a.dtype.kind != b.dtype.kind or a.shape != b.shape:
+            return False
+        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, list):
+        return len(a) == len(b) and all(plain_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(plain_equal(a[k], b[k]) for k in a)
+    return a == b
+
+
+def _numeric(value: Any) -> np.ndarray | None:
+    if isinstance(value, Unencodable):
+        return None
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+    return arr if arr.dtype.kind in "biuf" else None
+
+
+def compare_close(observed: Any, expected: Any, atol: float, rtol: float) -> str | None:
+    """|o - e| <= atol + rtol*|e| per element; dtype kind and shape exact; NaN == NaN."""
+    e = _numeric(expected)
+    o = _numeric(observed)
+    if e is None:
+        return f"got {short(observed)}, expected {short(expected)}"
+    if o is None:
+        return f"expected a number/array, got {short(observed)}"
+    if o.dtype.kind != e.dtype.kind and not {o.dtype.kind, e.dtype.kind} <= {"i", "u"}:
+        return f"dtype kind '{o.dtype.kind}' differs from expected '{e.dtype.kind}' ({e.dtype})"
+    if o.shape != e.shape:
+        return f"shape {o.shape} differs from expected {e.shape}"
+    if o.size == 0:
+        return None
+    of, ef = o.astype(np.float64), e.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        err = np.abs(of - ef)
+        bad = ~((err <= atol + rtol * np.abs(ef)) | (np.isnan(of) & np.isnan(ef))
+                | ((of == ef) & np.isinf(ef)))
+    if not bad.any():
+        return None
+    idx = tuple(int(i) for i in np.argwhere(bad)[0])
+    got, want = float(of[idx]), float(ef[idx])
+    tol = f"(atol={atol:g}, rtol={rtol:g})"
+    if o.size == 1:
+        return f"got {got!r}, expected {want!r} {tol}"
+    return (f"{int(bad.sum())} of {o.size} values off, first at index {idx}: got {got!r}, "
+            f"expected {want!r} {tol}")
+
+
+def compare_value(spec: ObservationSpec, observed: Any, expected: Any, ctx: SimpleNamespace | None,
+                  checks: Any) -> str | None:
+    """Judge one decoded observed value by its manifest spec (an ObservationSpec, or the same
+    fields as a dict, as a script reading the JSON store has them)."""
+    if isinstance(spec, dict):
+        spec = ObservationSpec(**spec)
+    kind = spec.kind
+    if kind == "exact":
+        if plain_equal(observed, expected):
+            return None
+        words = exception_words(observed, expected)
+        if words is not None:
+            return words
+        if isinstance(observed, list) and isinstance(expected, list):
+            i = next((k for k, (x, y) in enumerate(zip(observed, expected))
+                      if not plain_equal(x, y)), min(len(observed), len(expected)))
+            got = short(observed[i]) if i < len(observed) else "nothing (list ends)"
+            want = short(expected[i]) if i < len(expected) else "nothing (list ends)"
+            return (f"first difference at item {i}: got {got}, expected {want} "
+                    f"(lengths {len(observed)} and {len(expected)})")
+        return f"got {short(observed)}, expected {short(expected)}"
+    if kind == "close":
+        return compare_close(observed, expected, spec.atol, spec.rtol)
+    if kind == "check":
+        return check_outcome(spec, observed, ctx, checks)[0]
+    return f"unknown observation kind {kind!r}"
+
+
+def check_outcome(spec: ObservationSpec, observed: Any, ctx: SimpleNamespace | None,
+                  checks: Any) -> tuple[str | None, str | None]:
+    """(message, tag) of a named check on a decoded value: message None when it passes. A
+    check returns None (pass), a message, or `(tag, message)`: the tag names the failure's
+    kind (e.g. "heads_mixed") so that a mutant's hint can fire on it whatever the values."""
+    fn = getattr(checks, spec.check or "", None) if checks is not None else None
+    if fn is None:
+        return f"named check '{spec.check}' is missing from checks.py", None
+    try:
+        result = fn(observed, ctx)
+    except Exception as e:  # noqa: BLE001 - a check that cannot read the value fails it
+        return f"could not be checked ({type(e).__name__}: {str(e)[:200]})", None
+    if result is None:
+        return None, None
+    if isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], str):
+        tag, message = result
+        return str(message if message is not None else tag)[:500], tag[:100]
+    return str(result)[:500], None
+
+
+def check_tag(spec: ObservationSpec, observed_data: Any, inputs: Any, checks: Any,
+              name: str) -> str | None:
+    """The failure tag a named check gives this encoded value (None: it passes, is not a
+    check, or names no tag)."""
+    if spec.kind != "check":
+        return None
+    try:
+        observed = decode(observed_data)
+        expected = decode(spec.expected)
+    except (PlainDataError, RecursionError):
+        return None
+    ctx = SimpleNamespace(inputs=inputs, expected=expected, name=name)
+    return check_outcome(spec, observed, ctx, checks)[1]
+
+
+def raise_site(test: TestSpec, kind: str | None, recorded: Iterable[str]) -> dict | None:
+    """Where a test raised, as the store keeps it for a mutant (store.MutantValues.raises):
+    {"kind": the exception's first builtin class, "at": the first observation in the test's
+    order that was not recorded (None: all were), "recorded": the test's observations recorded
+    before it raised}. None when nothing (or a stub's NotImplementedError) was raised."""
+    if not kind or kind == "NotImplementedError":
+        return None
+    seen: list[str] = []
+    for name in recorded:
+        if name in test.observations and name not in seen:
+            seen.append(name)
+    at = next((n for n in test.observations if n not in seen), None)
+    return {"kind": kind, "at": at, "recorded": seen}
+
+
+def same_raise(mutant: Any, student: dict | None) -> bool:
+    """Whether the student's test raised the mutant's exception class at the same place: the
+    same builtin class after recording the same observations."""
+    if not isinstance(mutant, dict) or student is None:
+        return False
+    recorded = mutant.get("recorded")
+    return mutant.get("kind") == student["kind"] and isinstance(recorded, list) \
+        and set(recorded) == set(student["recorded"])
+
+
+def judge(spec: ObservationSpec, observed_data: Any, inputs: Any, checks: Any, name: str) -> str | None:
+    """Judge one encoded observation against its manifest spec (which holds `expected`)."""
+    try:
+        observed = decode(observed_data)
+    except (PlainDataError, RecursionError) as e:
+        return f"malformed observation ({e})"
+    expected = decode(spec.expected)
+    ctx = SimpleNamespace(inputs=inputs, expected=expected, name=name)
+    return compare_value(spec, observed, expected, ctx, checks)
+
+
+def matches_mutant(spec: ObservationSpec, observed: Any, mutant_data: Any, inputs: Any,
+                   checks: Any, name: str) -> bool:
+    """Whether the student's (decoded) observed value is this mutant's wrong value."""
+    if judge(spec, mutant_data, inputs, checks, name) is None:
+        return False  # the mutant is right here: its value says nothing
+    mutant = decode(mutant_data)
+    if _all_nonfinite(mutant):
+        return False  # NaN/inf matches NaN/inf for any diverging bug: it names nothing
+    if spec.kind == "check":
+        return plain_equal(observed, mutant)
+    as_golden = dataclasses.replace(spec, expected=mutant_data)
+    return compare_value(as_golden, observed, mutant, None, checks) is None
+
+
+def matching_hints(spec: ObservationSpec, observed_data: Any, mutant_values: list[tuple[str, Any]],
+                   inputs: Any, checks: Any, name: str,
+                   mutant_tags: list[tuple[str, str]] = ()) -> list[str]:
+    """Hints (at most MAX_HINTS) of the mutants whose value for this observation fails the
+    golden and matches the student's observed value, then of those whose named check's
+    failure tag (`mutant_tags`: (hint, tag)) is the student's."""
+    try:
+        observed = decode(observed_data)
+    except (PlainDataError, RecursionError):
+        return []
+    hints: list[str] = []
+    for hint, mutant_data in mutant_values:
+        if hint not in hints and matches_mutant(spec, observed, mutant_data, inputs, checks, name):
+            hints.append(hint)
+    student_tag = check_tag(spec, observed_data, inputs, checks, name) if mutant_tags else None
+    hints += [hint for hint, tag in mutant_tags
+              if student_tag is not None and tag == student_tag and hint not in hints]
+    return hints[:MAX_HINTS]
+
+
+def ranked_hints(test: TestSpec, observed_data: dict[str, Any], failing: set[str],
+                 mutants: Iterable[MutantValues], inputs: Any, checks: Any,
+                 raised: dict | None = None) -> list[str]:
+    """The hints of mutants that explain the test's failure, best first. A mutant explains it
+    where its wrong value (or its named check's failure tag) matches one of the failing
+    observations, or where it raised the same exception class at the same place as the
+    student's test (`raised`, from raise_site). Ranked by the fewest observations of the whole
+    test where the student's outcome differs from the mutant's (wrong value, failure tag or
+    not recorded). At most MAX_HINTS, each text once."""
+    observed: dict[str, Any] = {}
+    for name, data in observed_data.items():
+        try:
+            observed[name] = decode(data)
+        except (PlainDataError, RecursionError):
+            continue
+    student_tags: dict[str, str | None] = {}
+
+    def tag_of(name: str) -> str | None:
+        if name not in student_tags:
+            student_tags[name] = check_tag(test.observations[name], observed_data[name],
+                                           inputs, checks, name)
+        return student_tags[name]
+
+    missing = {n for n in test.observations if n not in observed}
+    wrong_or_missing = {n for n in test.observations if n in failing} | missing
+    ranked = []
+    for order, mutant in enumerate(mutants):
+        values = mutant.values.get(test.id, {})
+        tags = mutant.tags.get(test.id, {})
+        site = mutant.raises.get(test.id)
+        same = {n for n in values if n in failing and n in observed
+                and matches_mutant(test.observations[n], observed[n], values[n], inputs,
+                                   checks, n)}
+        same |= {n for n, tag in tags.items() if n in failing and n in observed
+                 and n in test.observations and tag_of(n) == tag}
+        raise_matches = same_raise(site, raised)
+        if not same and not raise_matches:
+            continue
+        not_recorded = set(test.observations) - set(site["recorded"]) \
+            if isinstance(site, dict) and isinstance(site.get("recorded"), list) else set()
+        bad = set(values) | set(tags) | not_recorded
+        matched = same | (not_recorded & missing)
+        differing = len(bad - matched) + len(wrong_or_missing - bad)
+        ranked.append((differing, order, mutant.hint))
+    hints: list[str] = []
+    for _, _, hint in sorted(ranked):
+        if hint not in hints:
+            hints.append(hint)
+    return hints[:MAX_HINTS]
+
+
+def _all_nonfinite(value: Any) -> bool:
+    arr = _numeric(value)
+    return arr is not None and arr.dtype.kind == "f" and arr.size > 0 \
+        and not np.isfinite(arr).any()

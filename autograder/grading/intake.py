@@ -1,0 +1,218 @@
+"""Submission intake: trusts nothing. Finds an assignment package in a folder or zip, and
+stages a clean copy of its .py files for the sandbox, after static checks.
+
+Every rejection is a clear, one-line message; nothing here imports or runs submitted code.
+"""
+
+from __future__ import annotations
+
+import ast
+import stat
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from ..assignments import Assignment
+from .forbidden import forbidden_uses
+
+MAX_ZIP_ENTRIES = 2000
+MAX_ZIP_TOTAL = 50 * 2**20
+MAX_ZIP_RATIO = 200
+MAX_PY_FILES = 200
+MAX_PY_FILE = 2 * 2**20
+MAX_PY_TOTAL = 8 * 2**20
+MAX_NAME = 255
+MAX_DEPTH = 32
+REFUSED_NAMES = {"conftest.py", "sitecustomize.py", "usercustomize.py"}
+# Modules of the test stack: a file or folder of this name in a submission could shadow them.
+SHADOWING = {"pytest", "_pytest", "pluggy", "py", "iniconfig", "numpy", "torch", "hypothesis",
+             "autograder", "site", "sitecustomize", "usercustomize", "conftest"}
+
+
+class IntakeError(Exception):
+    """The submission as a whole cannot be read (e.g. a broken or unsafe zip)."""
+
+
+@dataclass
+class Staged:
+    """A submission package staged for grading (`root/<package>/`), or why it cannot be."""
+
+    root: Path | None
+    problems: list[str] = field(default_factory=list)  # fatal: zero for the assignment
+    notes: list[str] = field(default_factory=list)  # informational
+
+
+def open_submission(path: Path, workdir: Path) -> Path:
+    """A folder to look for packages in: `path` itself, or a zip safely extracted to workdir."""
+    if path.is_dir():
+        return path
+    if not path.exists():
+        raise IntakeError(f"no such submission: {path}")
+    if not zipfile.is_zipfile(path):
+        raise IntakeError(f"{path.name} is neither a folder nor a valid zip file")
+    dest = workdir / "unzipped"
+    dest.mkdir(parents=True)
+    try:
+        with zipfile.ZipFile(path) as zf:
+            _extract_safely(zf, dest)
+    except UnicodeDecodeError:  # an entry flagged UTF-8 whose name is not
+        raise IntakeError(f"{path.name}: a zip entry's name is flagged UTF-8 but is not valid "
+                          f"UTF-8 (re-create the zip with your system's zip tool)") from None
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError,
+            ValueError, OverflowError, MemoryError, LookupError) as e:
+        detail = " ".join(str(e).split())[:200]
+        raise IntakeError(f"{path.name}: the zip is damaged or unreadable "
+                          f"({type(e).__name__}: {detail})") from None
+    return dest
+
+
+def _extract_safely(zf: zipfile.ZipFile, dest: Path) -> None:
+    infos = zf.infolist()
+    if len(infos) > MAX_ZIP_ENTRIES:
+        raise IntakeError(f"the zip has {len(infos)} entries (limit {MAX_ZIP_ENTRIES})")
+    total = compressed = 0
+    for info in infos:
+        name = info.filename
+        parts = PurePosixPath(name.replace("\\", "/")).parts
+        if name.startswith(("/", "\\")) or (parts and ":" in parts[0]) or ".." in parts:
+            raise IntakeError(f"the zip entry {name!r} points outside the submission")
+        if not parts or any(ord(c) < 32 for c in name) or len(parts) > MAX_DEPTH \
+                or any(len(p.encode()) > MAX_NAME for p in parts):
+            raise IntakeError(f"the zip entry {name[:80]!r} has an unusable name")
+        compressed += info.compress_size
+        mode = info.external_attr >> 16
+        if stat.S_IFMT(mode) not in (0, stat.S_IFREG, stat.S_IFDIR):  # 0: permissions only
+            kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a regular file"
+            raise IntakeError(f"the zip entry {name!r} is {kind}")
+        total += info.file_size
+        if total > MAX_ZIP_TOTAL:
+            raise IntakeError(f"the zip unpacks to more than {MAX_ZIP_TOTAL // 2**20} MB")
+        if info.compress_size and info.file_size / info.compress_size > MAX_ZIP_RATIO \
+                and info.file_size > 2**20:
+            raise IntakeError(f"the zip entry {name!r} is compressed suspiciously well "
+                              f"(a zip bomb?)")
+    if total > 8 * 2**20 and total > MAX_ZIP_RATIO * max(compressed, 1):
+        raise IntakeError("the zip is compressed suspiciously well as a whole (a zip bomb?)")
+    for info in infos:
+        target = dest.joinpath(*PurePosixPath(info.filename.replace("\\", "/")).parts)
+        if info.is_dir():
+            try:
+                target.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise IntakeError(f"the zip entry {info.filename[:80]!r} cannot be unpacked "
+                                  f"({e.strerror or type(e).__name__})") from None
+            continue
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with zf.open(info) as src, open(target, "wb") as out:
+                _copy_limited(src, out, info.file_size)
+        except OSError as e:  # e.g. a file where the zip also has a folder of that name
+            raise IntakeError(f"the zip entry {info.filename[:80]!r} cannot be unpacked "
+                              f"({e.strerror or type(e).__name__})") from None
+
+
+def _copy_limited(src, out, limit: int) -> int:
+    done = 0
+    while chunk := src.read(65536):
+        done += len(chunk)
+        if done > limit:
+            raise IntakeError("a zip entry is larger than its header says")
+        out.write(chunk)
+    return done
+
+
+def find_package(root: Path, package: str) -> Path | None:
+    """The package folder at the root, one folder down, or the root itself."""
+    candidates = [root / package, *sorted(p / package for p in root.iterdir()
+                                          if p.is_dir() and not p.is_symlink())]
+    if root.name == package:
+        candidates.insert(0, root)
+    for c in candidates:
+        init = c / "__init__.py"
+        if c.is_dir() and not c.is_symlink() and init.is_file() and not init.is_symlink():
+            return c
+    return None
+
+
+def stage(package_dir: Path, assignment: Assignment, dest: Path) -> Staged:
+    """Copy only the package's .py files to dest/<package>/ and check them statically:
+    size limits, syntax, forbidden modules and attributes (forbidden.py)."""
+    staged = Staged(dest)
+    files, skipped, refused, total = [], [], [], 0
+    for path in sorted(package_dir.rglob("*")):
+        rel = path.relative_to(package_dir)
+        if path.is_symlink():
+            refused.append(f"{rel} (a symbolic link)")
+            continue
+        if not path.is_file() or "__pycache__" in rel.parts:
+            continue
+        if path.name in REFUSED_NAMES or path.suffix == ".pth":
+            refused.append(f"{rel} (could change how the tests run)")
+            continue
+        if path.suffix == ".py" and (rel.parts[0] in SHADOWING or path.stem in SHADOWING):
+            refused.append(f"{rel} (shadows the test stack module '{path.stem}')")
+            continue
+        if path.suffix != ".py":
+            skipped.append(str(rel))
+            continue
+        size = path.stat().st_size
+        total += size
+        if size > MAX_PY_FILE:
+            staged.problems.append(f"{assignment.package}/{rel} is larger than "
+                                   f"{MAX_PY_FILE // 2**20} MB")
+        files.append(rel)
+    if len(files) > MAX_PY_FILES or total > MAX_PY_TOTAL:
+        staged.problems.append(f"the package has too many or too large .py files "
+                               f"({len(files)} files, {total} bytes)")
+    if skipped:
+        shown = ", ".join(skipped[:5]) + (" ..." if len(skipped) > 5 else "")
+        staged.notes.append(f"ignored {len(skipped)} file(s) that are not graded: {shown}")
+    for item in refused[:10]:
+        staged.notes.append(f"refused {assignment.package}/{item}: not staged")
+    if len(refused) > 10:
+        staged.notes.append(f"refused {len(refused) - 10} more file(s)")
+    if Path("__init__.py") not in files:
+        staged.problems.append(f"{assignment.package}/__init__.py is missing or not a regular "
+                               f"file")
+    if staged.problems:
+        return staged
+    for rel in files:
+        text = (package_dir / rel).read_bytes()
+        shown = f"{assignment.package}/{rel}"
+        try:
+            tree = ast.parse(text, filename=shown)
+        except SyntaxError as e:
+            staged.problems.append(syntax_problem(shown, e))
+            continue
+        except (ValueError, RecursionError, MemoryError) as e:
+            staged.problems.append(f"{shown} cannot be parsed: {str(e)[:200]}")
+            continue
+        for name, rule, line, verb in forbidden_uses(tree, assignment.forbidden):
+            staged.problems.append(forbidden_problem(shown, line, name, rule, verb))
+        target = dest / assignment.package / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text)
+    return staged
+
+
+def syntax_problem(shown: str, e: SyntaxError) -> str:
+    """The error, then the offending line with a caret under the column."""
+    head = f"SyntaxError in {shown}, line {e.lineno}: {e.msg}"
+    text = (e.text or "").rstrip("\r\n")
+    if not text.strip() or len(text) > 300:
+        return head
+    stripped = text.lstrip()
+    column = max(min((e.offset or 1) - 1 - (len(text) - len(stripped)), len(stripped)), 0)
+    return f"{head}\n    {stripped.expandtabs()}\n    {' ' * column}^"
+
+
+def forbidden_problem(shown: str, line: int, name: str, rule: str, verb: str = "uses") -> str:
+    """The one line naming a forbidden import or use and the rule that forbids it."""
+    what = "it" if name == rule else f"'{rule}'"
+    return (f"{shown}, line {line} {verb} '{name}', which this assignment forbids ({what} "
+            f"would do the work for you)")
+
+
+def staging_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="intake-"))

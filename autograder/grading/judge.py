@@ -1,0 +1,310 @@
+"""The grading pipeline: intake -> sandboxed run -> trusted check. Produces AssignmentGrade.
+
+Everything here runs in the trusted parent; student code runs only in runner's child.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .. import backends
+from ..assignments import VISIBILITIES, Assignment
+from ..backends.base import Placement, RunRequest, RunResult, TestPlan, TestRecord
+from ..harness.plaindata import PlainDataError, decode
+from ..sandbox import SandboxPolicy
+from .compare import judge, raise_site, ranked_hints, short
+from .found_instead import found_instead
+from .intake import find_package, stage, staging_dir
+from .store import GoldenStore, TestSpec, load_inputs, load_stores
+from .tasks import natural_key
+
+HIDDEN_FAILED = "Hidden test failed."
+MAX_MESSAGE_CHARS = 4000  # one test's student-visible message; the rest is cut with a note
+
+
+@dataclass
+class TestResult:
+    assignment: str
+    id: str
+    file: str
+    visibility: str
+    max_points: float
+    passed: bool
+    message: str = ""  # what the student may see
+    # best-matching first (compare.MAX_HINTS). Student-visible for public tests only: a hidden
+    # test's hints come from its hidden comparison, for the instructor (report.instructor_json)
+    hints: list[str] = field(default_factory=list)
+    task: int | None = None  # the handout's task (store.TestSpec.task)
+    task_title: str = ""
+    # why the test did not run, where its message says so (results.json's machine fields)
+    not_run: str | None = None
+
+    @property
+    def points(self) -> float:
+        return self.max_points if self.passed else 0.0
+
+
+@dataclass
+class AssignmentGrade:
+    assignment: Assignment
+    tests: list[TestResult]
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    wall_s: float = 0.0
+    run: RunResult | None = None
+
+    @property
+    def score(self) -> float:
+        return sum(t.points for t in self.tests)
+
+    @property
+    def max_score(self) -> float:
+        return sum(t.max_points for t in self.tests)
+
+
+def grade_submission_root(assignment: Assignment, root: Path,
+                          visibilities: tuple[str, ...] = VISIBILITIES,
+                          policy: SandboxPolicy | None = None,
+                          task: int | None = None,
+                          ids: frozenset[str] | None = None,
+                          placement: Placement | None = None) -> AssignmentGrade:
+    """Grade the assignment's package found in `root` (at its root or one folder down); with
+    `task`, only that handout task's tests; with `ids`, only the tests of those ids; on the
+    `placement`'s backend (default: the host)."""
+    policy = policy or SandboxPolicy.create()
+    started = time.monotonic()
+    try:
+        package_dir = find_package(root, assignment.package)
+    except (OSError, ValueError) as e:
+        problem = f"the submission's folders cannot be read ({type(e).__name__}: {e})"
+        return all_failed(assignment, visibilities, [problem[:300]], [], started, task, ids)
+    if package_dir is None:
+        problem = (f"no '{assignment.package}' package found (expected a folder "
+                   f"'{assignment.package}/' with __init__.py, at the top or one folder down)")
+        problem += "; " + (found_instead(root, assignment.package) or "found nothing like it")
+        return all_failed(assignment, visibilities, [problem], [], started, task, ids)
+    work = staging_dir()
+    try:
+        staged = stage(package_dir, assignment, work)
+        staged.notes[:0] = _also_found(root, assignment.package, package_dir)
+        if staged.problems:
+            return all_failed(assignment, visibilities, staged.problems, staged.notes, started,
+                              task, ids)
+        grade = grade_staged(assignment, work, visibilities, policy, task, ids, placement)
+        grade.notes[:0] = staged.notes
+        grade.wall_s = time.monotonic() - started
+        return grade
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _also_found(root: Path, package: str, chosen: Path) -> list[str]:
+    """A note naming the other copies of the package (one folder down) that are not graded."""
+    try:
+        others = [p for p in sorted(root.iterdir()) if p.is_dir() and not p.is_symlink()
+                  and (p / package / "__init__.py").is_file() and p / package != chosen]
+    except OSError:
+        return []
+    if not others:
+        return []
+    shown = ", ".join(f"{p.relative_to(root).as_posix()}/{package}/" for p in others[:3])
+    graded = chosen.relative_to(root).as_posix() if chosen != root else "."
+    return [f"graded {graded}/ (also found {shown}: not graded)"]
+
+
+def grade_staged(assignment: Assignment, impl_root: Path,
+                 visibilities: tuple[str, ...] = VISIBILITIES,
+                 policy: SandboxPolicy | None = None,
+                 task: int | None = None,
+                 ids: frozenset[str] | None = None,
+                 placement: Placement | None = None) -> AssignmentGrade:
+    """Run and judge an implementation already staged at impl_root/<package> (with `task`:
+    only that task's tests; with `ids`: only those tests)."""
+    policy = policy or SandboxPolicy.create()
+    started = time.monotonic()
+    stores = task_stores(assignment, visibilities, task, ids)
+    # the trusted checks module may import heavy oracles (scipy, torch): load it meanwhile
+    checks_loader = threading.Thread(target=lambda: assignment.checks, daemon=True)
+    checks_loader.start()
+    request = RunRequest(assignment, impl_root, "replay", TestPlan.from_stores(stores), policy)
+    result = backends.run(request, placement)
+    checks_loader.join()
+    tests = []
+    for vis, store in stores.items():
+        inputs = load_inputs(assignment, vis)
+        for test_id, spec in store.tests.items():
+            tests.append(_judge_test(assignment, store, spec, inputs.get(test_id),
+                                     result.records.get(test_id, TestRecord(test_id)),
+                                     bool(result.collect_errors)))
+    return AssignmentGrade(assignment, tests, problems=_dedupe(result.collect_errors),
+                           wall_s=time.monotonic() - started, run=result)
+
+
+def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_data,
+                rec: TestRecord, collect_failed: bool = False) -> TestResult:
+    vis, test_id = store.visibility, spec.id
+    result = TestResult(assignment.name, test_id, spec.file, vis, spec.points, False,
+                        task=spec.task, task_title=spec.task_title)
+    try:
+        inputs = decode(inputs_data) if inputs_data is not None else None
+    except PlainDataError:
+        inputs = None
+    observed = {}
+    for obs in rec.obs:
+        if isinstance(obs, dict) and isinstance(obs.get("name"), str):
+            observed.setdefault(obs["name"], obs.get("value"))
+    details: list[str] = []
+    not_run = None
+    if rec.status == "not_run" and collect_failed:
+        not_run = ("its test file could not be loaded (see the problem above: usually your "
+                   "package raised while being imported)")
+        details.append(NOT_RUN + not_run)
+    elif rec.status == "not_run":
+        details.append("not run (the test process stopped before reaching it)")
+    elif rec.status != "ended":
+        details.append(rec.error or rec.status)
+    elif rec.outcome != "passed":
+        details.append(raised_message(rec))
+    failing, missing = set(), []
+    alike: dict[str, list[str]] = {}  # message -> the observations it is about
+    for name in sorted(spec.observations, key=natural_key):
+        ospec = spec.observations[name]
+        if name not in observed:
+            missing.append(name)
+            continue
+        message = judge(ospec, observed[name], inputs, assignment.checks, name)
+        if message is not None:
+            failing.add(name)
+            alike.setdefault(message, []).append(name)
+    for message, names in alike.items():
+        shown = names[0] if len(names) == 1 else (
+            f"{names[0]} … {names[-1]} ({len(names)} values)" if len(names) > 2
+            else f"{names[0]}, {names[1]}")
+        details.append(f"{shown}: {message}")
+    if missing and rec.status == "ended" and rec.outcome == "passed":
+        details.append(_missing_message(spec, missing))
+    raised = raise_site(spec, rec.error_kind, observed) \
+        if rec.status == "ended" and rec.outcome == "failed" else None
+    if failing or raised:
+        result.hints = ranked_hints(spec, observed, failing, store.mutants.values(), inputs,
+                                    assignment.checks, raised)
+    result.passed = (rec.status == "ended" and rec.outcome == "passed" and not failing
+                     and not missing)
+    if not result.passed:
+        result.message = capped(_student_message(vis, rec, details, collect_failed))
+        if vis == "public":  # a hidden test's message shows only that it failed
+            result.not_run = not_run
+    return result
+
+
+def capped(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """`message`, cut to `limit` characters with a note saying how much was cut."""
+    if len(message) <= limit:
+        return message
+    return f"{message[:limit]}\n... {len(message) - limit:,} more characters cut"
+
+
+NOT_RUN = "not run: "  # the start of a message of a test that did not run (display only)
+FORBIDDEN_MARK = "is forbidden in this assignment"
+
+
+def raised_message(rec: TestRecord) -> str:
+    """A test that raised, in the student's terms: which of their functions raised, where."""
+    where = rec.where if rec.where and rec.where.get("student") else None
+    at = ""
+    if where is not None:
+        function = where.get("function") or ""
+        named = f"{function}()" if function and not function.startswith("<") else ""
+        at = f"{named} ({where['file']}:{where['line']})" if named else \
+            f"{where['file']}:{where['line']}"
+    error = rec.error or "an exception"
+    if rec.error_type == "NotImplementedError":
+        return (f"not implemented yet: {at} still raises NotImplementedError" if at else
+                "not implemented yet (a stub still raises NotImplementedError)")
+    if rec.error_type in ("ImportError", "ModuleNotFoundError") and FORBIDDEN_MARK in error:
+        module = error.split("module ", 1)[-1].split(" ", 1)[0]
+        place = f"{where['file']}, line {where['line']}" if where else "your code"
+        return (f"{place} imports {module}, which this assignment forbids (it would do the "
+                f"work for you)")
+    if at:
+        return f"{error}, raised in {at}"
+    if rec.where:  # raised in the test itself (e.g. an assertion about your result)
+        return f"{error} (at {rec.where['file']}:{rec.where['line']} in the test)"
+    return f"raised {error}"
+
+
+def _missing_message(spec: TestSpec, missing: list[str]) -> str:
+    first = missing[0]
+    try:
+        expected = short(decode(spec.observations[first].expected))
+    except PlainDataError:
+        expected = "a value"
+    more = f" (and {len(missing) - 1} more: {', '.join(missing[1:4])}" + (
+        " ...)" if len(missing) > 4 else ")") if len(missing) > 1 else ""
+    return (f"the test ended without a value for {first}{more}; expected {first} = {expected} "
+            f"(it stopped recording early)")
+
+
+def _dedupe(problems: list[str]) -> list[str]:
+    """Collection errors with the same cause (e.g. the package raising on import, once per
+    test file) are shown once."""
+    seen: dict[str, list[str]] = {}
+    for p in problems:
+        lines = [ln for ln in p.strip().splitlines() if ln.strip()]
+        seen.setdefault(lines[-1] if lines else p, []).append(p)
+    return [group[0] + (f"\n(the same error in {len(group) - 1} more test file(s))"
+                        if len(group) > 1 else "") for group in seen.values()]
+
+
+def _student_message(vis: str, rec: TestRecord, details: list[str],
+                     collect_failed: bool = False) -> str:
+    """Public tests show what went wrong. A hidden test shows only that it failed and, when it
+    raised, a builtin exception's name: nothing computed from its hidden comparison (which
+    output failed, a hint, a value) reaches the student, or it would be a covert channel."""
+    if vis == "public":
+        shown = details[:6] + ([f"... and {len(details) - 6} more"] if len(details) > 6 else [])
+        return "\n".join(shown)
+    if rec.status == "refused":  # the grader could not keep the hidden goldens secret
+        return f"{HIDDEN_FAILED} {rec.error}"
+    if rec.status == "ended" and rec.outcome != "passed" and rec.error_type:
+        return f"{HIDDEN_FAILED} It raised {rec.error_type}."
+    return HIDDEN_FAILED
+
+
+def task_stores(assignment: Assignment, visibilities: tuple[str, ...],
+                task: int | None = None,
+                ids: frozenset[str] | None = None) -> dict[str, GoldenStore]:
+    """The golden stores, restricted to one handout task's tests when `task` is given and to
+    the tests named in `ids` when that is given."""
+    stores = load_stores(assignment, visibilities)
+    if task is None and ids is None:
+        return stores
+    return {v: replace(s, tests={i: t for i, t in s.tests.items()
+                                 if (task is None or t.task == task)
+                                 and (ids is None or i in ids)})
+            for v, s in stores.items()}
+
+
+def task_numbers(assignment: Assignment) -> list[int]:
+    """The task numbers the public tests name."""
+    return sorted({t.task for t in load_stores(assignment, ("public",))["public"].tests.values()
+                   if t.task is not None})
+
+
+def all_failed(assignment: Assignment, visibilities: tuple[str, ...], problems: list[str],
+               notes: list[str], started: float, task: int | None = None,
+               ids: frozenset[str] | None = None) -> AssignmentGrade:
+    """Every test of the assignment (of `task`, if given) failed, not run, for the first of
+    `problems`."""
+    tests = []
+    for vis, store in task_stores(assignment, visibilities, task, ids).items():
+        for test_id, spec in store.tests.items():
+            reason = problems[0].splitlines()[0]
+            tests.append(TestResult(assignment.name, test_id, spec.file, vis, spec.points,
+                                    False, NOT_RUN + reason, task=spec.task,
+                                    task_title=spec.task_title, not_run=reason))
+    return AssignmentGrade(assignment, tests, problems, notes, time.monotonic() - started)

@@ -1,0 +1,160 @@
+"""The golden store, typed: what `make goldens` writes and the trusted parent alone reads.
+
+tests/<a>/goldens/<vis>.json (public ships to students; hidden never leaves the parent):
+  {"assignment", "visibility", "cold_seconds",
+   "tests": {id: {"points", "timeout", "file", "task", "task_title", "seconds",
+                  "observations": {name: {"kind", "atol", "rtol", "check", "expected"}}}},
+   "mutants": {name: {"hint", "values": {id: {obs: value}}, "fails": [id, ...],
+                      "raises": {id: {"kind", "at", "recorded": [obs, ...]}},
+                      "tags": {id: {obs: tag}}}}}
+tests/<a>/inputs/<vis>.json (enters the sandbox): {id: encoded cases}
+
+`seconds` (the reference's slowest measured run of the test) and `cold_seconds` (the one-off
+costs any test may pay first) size the per-test limits (autograder/backends/timeouts.py); stores written
+before they existed lack them (None: the test keeps its explicit or default limit).
+
+Values (`expected`, mutant values) stay encoded plain data (harness.plaindata); `compare`
+decodes them. The derived views every stage needs — the run plan, per-test timeouts, the
+mutant values that may explain a wrong observation — are computed here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..assignments import VISIBILITIES, Assignment
+
+
+class StoreError(Exception):
+    """A golden store is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class ObservationSpec:
+    """One recorded value a test must reproduce: `kind` exact | close | check."""
+
+    kind: str
+    atol: float = 0.0
+    rtol: float = 0.0
+    check: str | None = None
+    expected: Any = None  # encoded plain data
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    id: str
+    points: float
+    timeout: float | None
+    file: str
+    observations: dict[str, ObservationSpec]
+    task: int | None = None  # the handout's task number (autograder/grading/tasks.py); None: unknown
+    task_title: str = ""
+    seconds: float | None = None  # the reference's slowest measured run (timeouts.py)
+
+
+@dataclass(frozen=True)
+class MutantValues:
+    """A mutant's wrong values per test and observation (only values that fail the golden),
+    every test it fails, where it raised, and the failure tags of named checks it fails.
+
+    `raises[test]` = {"kind": the raised exception's first builtin class, "at": the first
+    observation (in the test's recording order) it did not record, "recorded": the observations
+    it recorded before raising}; `tags[test][obs]` = the tag its value got from the named
+    check (docs/WRITING_TESTS.md, "Hints"). Stores written before these existed have neither
+    (`has_raises` False: regenerate them)."""
+
+    name: str
+    hint: str
+    values: dict[str, dict[str, Any]] = field(default_factory=dict)
+    fails: tuple[str, ...] = ()
+    raises: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tags: dict[str, dict[str, str]] = field(default_factory=dict)
+    has_raises: bool = True
+
+
+@dataclass(frozen=True)
+class GoldenStore:
+    assignment: str
+    visibility: str
+    tests: dict[str, TestSpec]
+    mutants: dict[str, MutantValues]
+    cold_seconds: float | None = None  # one-off costs any of its tests may pay (timeouts.py)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> GoldenStore:
+        try:
+            tests = {tid: TestSpec(tid, float(t["points"]), t["timeout"], t["file"],
+                                   {name: ObservationSpec(**o)
+                                    for name, o in t["observations"].items()},
+                                   t.get("task"), t.get("task_title", ""),
+                                   _seconds(t.get("seconds")))
+                     for tid, t in data["tests"].items()}
+            mutants = {name: MutantValues(name, m["hint"], m.get("values", {}),
+                                          tuple(m.get("fails", ())), m.get("raises", {}),
+                                          m.get("tags", {}), "raises" in m)
+                       for name, m in data.get("mutants", {}).items()}
+            return cls(data["assignment"], data["visibility"], tests, mutants,
+                       _seconds(data.get("cold_seconds")))
+        except (KeyError, TypeError, ValueError) as e:
+            raise StoreError(f"malformed golden store ({type(e).__name__}: {e})") from None
+
+    def to_dict(self) -> dict:
+        tests = {}
+        for tid, t in self.tests.items():
+            tests[tid] = {"points": t.points, "timeout": t.timeout, "file": t.file,
+                          "observations": {n: asdict(o) for n, o in t.observations.items()},
+                          "task": t.task, "task_title": t.task_title, "seconds": t.seconds}
+        mutants = {name: {"hint": m.hint, "values": m.values, "fails": list(m.fails),
+                          "raises": m.raises, "tags": m.tags}
+                   for name, m in self.mutants.items()}
+        return {"assignment": self.assignment, "visibility": self.visibility, "tests": tests,
+                "mutants": mutants, "cold_seconds": self.cold_seconds}
+
+    def dump(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":")) + "\n")
+
+    def mutant_values(self, test_id: str, observation: str) -> list[tuple[str, Any]]:
+        """(hint, value) of every mutant whose value for this observation fails the golden."""
+        return [(m.hint, m.values[test_id][observation]) for m in self.mutants.values()
+                if observation in m.values.get(test_id, {})]
+
+    def mutant_tags(self, test_id: str, observation: str) -> list[tuple[str, str]]:
+        """(hint, tag) of every mutant whose value for this named check got a failure tag."""
+        return [(m.hint, m.tags[test_id][observation]) for m in self.mutants.values()
+                if observation in m.tags.get(test_id, {})]
+
+    def mutants_failing(self, test_id: str) -> list[str]:
+        return [m.name for m in self.mutants.values() if test_id in m.fails]
+
+
+def _seconds(value: object) -> float | None:
+    """A stored timing: a finite number >= 0, else None (never measured)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if 0 <= value < float("inf") else None
+
+
+def load_store(assignment: Assignment, visibility: str, base: Path | None = None) -> GoldenStore:
+    path = assignment.goldens_path(visibility, base)
+    if not path.exists():
+        raise StoreError(f"no goldens at {path}: run `make goldens`")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise StoreError(f"{path}: not JSON ({e})") from None
+    return GoldenStore.from_dict(data)
+
+
+def load_stores(assignment: Assignment, visibilities: tuple[str, ...] = VISIBILITIES,
+                base: Path | None = None) -> dict[str, GoldenStore]:
+    return {v: load_store(assignment, v, base) for v in visibilities}
+
+
+def load_inputs(assignment: Assignment, visibility: str, base: Path | None = None) -> dict:
+    """{test id: encoded cases} (empty when the assignment stores none)."""
+    path = assignment.inputs_path(visibility, base)
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}

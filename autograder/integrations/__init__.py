@@ -1,0 +1,6 @@
+"""Other systems' entry points: the Gradescope autograder zip and its run_autograder, the
+nbgrader course, kernel, lab and preprocessor. Each hands student files only to the sandbox
+(through grading.service).
+
+May import anything but cli.py. Imported by cli.py only.
+"""

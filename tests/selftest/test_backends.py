@@ -1,0 +1,108 @@
+"""The backend seam (autograder/backends/base.py): what a backend receives and returns is plain
+data that survives JSON (a Kubernetes or Slurm backend ships it to another machine), and every
+run that executes code - grading AND golden generation - goes through the backend registry.
+
+Mutants that fail these tests: a field left out of `to_json` (or read back under another
+type: a tuple as a list, a path as a string); `goldens.generate` calling `runner.run_tests`
+directly again (`goldens --backend docker` quietly running on the host); the placement's GPUs
+not reaching the request; `backend` or `gpus` put back on `SandboxPolicy`; the child config
+accepting a key it does not know.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from autograder import backends
+from autograder.assignments import load
+from autograder.authoring import goldens
+from autograder.backends import base
+from autograder.backends.base import Placement, RunRequest, RunResult
+from autograder.grading import store
+from autograder.harness.config import ChildConfig
+from autograder.sandbox import Limits, SandboxPolicy
+
+
+def _through_json(obj):
+    return type(obj).from_json(json.loads(json.dumps(obj.to_json())))
+
+
+def test_run_request_round_trips_through_json(toy):
+    plan = base.TestPlan.from_stores(store.load_stores(toy))
+    policy = SandboxPolicy(mode="strict", limits=Limits(memory=2**30, pids=77),
+                           disabled=frozenset({"cgroup", "user"}))
+    for request in (RunRequest(toy, Path("/tmp/impl"), "replay", plan, policy,
+                               default_timeout=4.5, run_timeout=99.0,
+                               inputs_base=Path("/tmp/base"), keep=True, timeout_scale=3.0,
+                               trusted=True, gpus="all"),
+                    RunRequest(toy, toy.solutions, "gen", None, SandboxPolicy())):
+        again = _through_json(request)
+        assert again == request
+        assert again.to_json() == request.to_json()
+        assert again.test_timeout(plan.ids[0]) == request.test_timeout(plan.ids[0])
+
+
+def test_run_result_round_trips_through_json():
+    records = {"t1": base.TestRecord("t1", "ended", "passed", obs=[{"name": "y", "value": 1.5}],
+                                meta={"points": 2}, inputs={"x": [1, 2]},
+                                where={"function": "f", "file": "a.py", "line": 3,
+                                       "student": True}),
+               "t2": base.TestRecord("t2", "timeout", error="timed out after 3 s")}
+    result = RunResult(records, ["a.py: SyntaxError"], "tail", 1, 2.25)
+    assert _through_json(result) == result
+
+
+def test_request_refuses_an_unknown_mode(toy):
+    with pytest.raises(ValueError, match="run mode"):
+        RunRequest(toy, toy.solutions, "grade", None, SandboxPolicy())
+
+
+def test_where_a_child_runs_is_not_sandbox_policy():
+    names = {f.name for f in dataclasses.fields(SandboxPolicy)}
+    assert not names & {"backend", "gpus"}, names
+    assert Placement().backend == "host"
+    assert Placement.from_json(Placement("docker", "all").to_json()) == Placement("docker", "all")
+
+
+def test_child_config_round_trips_and_refuses_unknown_keys():
+    cfg = ChildConfig(mode="replay", assignment="toy", events="/r/e", lib="/r/lib",
+                      impl="/r/impl", workdir="/r/work", rootdir="/r/tests", ini="/r/p.ini",
+                      inputs={"public": "/r/i.json"}, test_files=["/r/t.py"], plan=["a"],
+                      forbidden=["torch"], timeouts={"a": 3.0})
+    assert ChildConfig.from_json(cfg.to_json()) == cfg
+    with pytest.raises(ValueError):
+        ChildConfig.from_json(json.dumps({**json.loads(cfg.to_json()), "extra": 1}))
+
+
+class SpyBackend:
+    """A backend that notes each request (through JSON, as a remote one would receive it) and
+    runs it on the host."""
+
+    name = "spy"
+
+    def __init__(self):
+        self.requests: list[RunRequest] = []
+
+    def problem(self) -> str | None:
+        return None
+
+    def run(self, request: RunRequest) -> RunResult:
+        self.requests.append(_through_json(request))
+        return _through_json(backends.get_backend("host").run(request))
+
+
+def test_golden_generation_runs_on_the_chosen_backend(toy_course, tmp_path, monkeypatch):
+    spy = SpyBackend()
+    real = backends.get_backend
+    monkeypatch.setattr(backends, "get_backend",
+                        lambda name: spy if name == "spy" else real(name))
+    toy = load("toy", toy_course)
+    stores = goldens.generate(toy, tmp_path, placement=Placement("spy", "2"))
+    modes = [r.mode for r in spy.requests]
+    assert modes[0] == "gen" and modes.count("replay") == len(stores["public"].mutants) >= 1
+    assert {r.gpus for r in spy.requests} == {"2"}
+    assert stores["public"].tests  # what came back through JSON made the stores
