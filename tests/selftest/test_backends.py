@@ -103,6 +103,8 @@ def test_golden_generation_runs_on_the_chosen_backend(toy_course, tmp_path, monk
     toy = load("toy", toy_course)
     stores = goldens.generate(toy, tmp_path, placement=Placement("spy", "2"))
     modes = [r.mode for r in spy.requests]
-    assert modes[0] == "gen" and modes.count("replay") == len(stores["public"].mutants) >= 1
+    # the generating run, the two timing replays of the reference (in order, reversed), mutants
+    assert modes[0] == "gen" and modes.count("replay") == len(stores["public"].mutants) + 2
+    assert len(stores["public"].mutants) >= 1 and [r.reverse for r in spy.requests].count(True) == 1
     assert {r.gpus for r in spy.requests} == {"2"}
     assert stores["public"].tests  # what came back through JSON made the stores
