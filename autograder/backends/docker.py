@@ -16,6 +16,7 @@ IMAGE below). `--gpus all` (Placement.gpus, carried as RunRequest.gpus) passes t
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from pathlib import Path
@@ -26,7 +27,19 @@ from .runner import run_tests
 
 IMAGE = "localhost/training-systems-runner:cpu"
 PYTHON = "/opt/runner/venv/bin/python3"
-USER = "10001:10001"
+# the image declares USER 10001; each run folder's containers run as a uid of their own instead
+UID_BASE, UID_SPAN = 20000, 40000  # the uids containers run as: UID_BASE .. UID_BASE + UID_SPAN - 1
+
+
+def container_user(run: str) -> str:
+    """The uid:gid one run folder's containers run as. RLIMIT_NPROC counts the processes of a uid
+    kernel-wide, so with one shared uid a student's fork bomb (bounded by its own pids_limit)
+    used up the nproc ulimit of a classmate's container beside it, which then could not start a
+    thread. A uid per run folder (from its unique path; two concurrent runs share one with
+    probability 1/UID_SPAN) keeps each container's nproc its own. The run folder is
+    world-readable and its output files world-writable (ContainerBox), so any uid works."""
+    uid = UID_BASE + int(hashlib.sha256(run.encode()).hexdigest(), 16) % UID_SPAN
+    return f"{uid}:{uid}"
 CPUS = 2.0
 EXIT_GRACE_S = 2.0
 
@@ -120,7 +133,7 @@ class ContainerBox:
         gpus = self.request.gpus
         container = self.client.containers.create(
             image_name(), [PYTHON, "-I", "-B", str(boot), str(config)],
-            detach=True, network_mode="none", user=USER, working_dir=f"{run}/work",
+            detach=True, network_mode="none", user=container_user(run), working_dir=f"{run}/work",
             environment=scrubbed_env(self.run), mounts=mounts, read_only=True,
             tmpfs={"/tmp": "size=64m,mode=1777", f"{run}/work": scratch,
                    f"{run}/tmp": scratch, "/dev/shm": f"size={limits.shm},mode=1777"},

@@ -1,6 +1,8 @@
 """Task 5 (hidden) — rendezvous is all-or-nothing, seen from every rank: with all ranks of a job
 present every one of them joins; with one rank missing none of the others does, and each gives
-up within its timeout. Each rank parses its own environment with your `dist_env_from`."""
+up within its timeout. The job is 2 machines x 2 processes (as torchrun numbers them: RANK is
+the index in the job, LOCAL_RANK on the machine), each rank parsing its own environment with
+your `dist_env_from`."""
 
 import datetime
 import multiprocessing as mp
@@ -17,10 +19,12 @@ RENDEZVOUS_TIMEOUT_S = 2
 GIVE_UP_WITHIN_S = 10 * RENDEZVOUS_TIMEOUT_S  # generous: forked ranks on a loaded machine
 
 
+NODES, PER_NODE = 2, 2
+
+
 def job_cases(rng: np.random.Generator) -> list:
-    """A 3-rank job on one node, and which rank never starts (None: all start)."""
-    missing = int(rng.integers(0, 3))
-    return [{"world_size": 3, "missing": None}, {"world_size": 3, "missing": missing}]
+    """Which rank of the 2 x 2 job never starts (None: all start)."""
+    return [{"missing": None}, {"missing": int(rng.integers(0, NODES * PER_NODE))}]
 
 
 def free_port() -> int:
@@ -29,10 +33,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def environ_of(rank: int, world_size: int, port: int) -> dict:
-    return {"RANK": str(rank), "WORLD_SIZE": str(world_size), "LOCAL_RANK": str(rank),
-            "LOCAL_WORLD_SIZE": str(world_size), "MASTER_ADDR": "127.0.0.1",
-            "MASTER_PORT": str(port)}
+def environ_of(rank: int, port: int) -> dict:
+    """What torchrun exports to global rank `rank` of the 2 x 2 job (all on loopback here)."""
+    return {"RANK": str(rank), "WORLD_SIZE": str(NODES * PER_NODE),
+            "LOCAL_RANK": str(rank % PER_NODE), "LOCAL_WORLD_SIZE": str(PER_NODE),
+            "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)}
 
 
 def join(environ: dict, results) -> None:
@@ -52,15 +57,15 @@ def join(environ: dict, results) -> None:
     results.put((int(environ["RANK"]), outcome))
 
 
-def run_job(world_size: int, missing: int | None) -> tuple[dict, float]:
+def run_job(missing: int | None) -> tuple[dict, float]:
     """Start every rank but `missing` as forked processes; their outcomes and the seconds until
     the last one answered (ranks that never answer are killed and reported as "no answer")."""
     ctx = mp.get_context("fork")
     results = ctx.Queue()
     port = free_port()
     start = time.monotonic()
-    procs = [ctx.Process(target=join, args=(environ_of(r, world_size, port), results))
-             for r in range(world_size) if r != missing]
+    procs = [ctx.Process(target=join, args=(environ_of(r, port), results))
+             for r in range(NODES * PER_NODE) if r != missing]
     for p in procs:
         p.start()
     outcomes: dict = {}
@@ -83,10 +88,10 @@ def run_job(world_size: int, missing: int | None) -> tuple[dict, float]:
 @graded(points=2, cases=job_cases, timeout=60)
 def test_rendezvous_is_all_or_nothing(rec, cases):
     for c in cases:
-        n, missing = c["world_size"], c["missing"]
-        outcomes, seconds = run_job(n, missing)
-        what = f"{n}-rank job, " + ("all ranks start" if missing is None
-                                    else f"rank {missing} never starts")
+        n, missing = NODES * PER_NODE, c["missing"]
+        outcomes, seconds = run_job(missing)
+        what = f"{NODES} x {PER_NODE} job, " + ("all ranks start" if missing is None
+                                                 else f"rank {missing} never starts")
         for rank in range(n):
             if rank != missing:
                 rec.exact(f"{what}: rank {rank}", outcomes.get(rank, "no answer"))
