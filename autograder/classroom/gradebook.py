@@ -10,15 +10,15 @@ escaped by bulk_intake.visible), and a text cell that a spreadsheet would run as
 
 from __future__ import annotations
 
-import ast
 import csv
 import io
 from pathlib import Path
 
 from ..assignments import Assignment
 from ..atomic import write_atomic
+from ..grading import tasks
 from ..grading.results import GradedRun, GradedTest
-from ..grading.tasks import TASK_LINE, TITLE_END, natural_key
+from ..grading.tasks import natural_key
 from .submissions import visible
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -27,18 +27,8 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 def full_titles(assignment: Assignment) -> dict[str, str]:
     """{"Task N": "title"} from the test files' docstrings (public first): tasks.title_of's
     short title without its length cut, i.e. never ending in "…"."""
-    titles: dict[str, str] = {}
-    for vis in ("public", "hidden"):
-        for path in assignment.test_files(vis):
-            try:
-                doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-            except (OSError, SyntaxError, ValueError):
-                continue
-            match = TASK_LINE.match(doc.strip().splitlines()[0] if doc.strip() else "")
-            if match:
-                title = TITLE_END.split(match.group(2).strip(), maxsplit=1)[0].strip().rstrip(".")
-                titles.setdefault(f"Task {match.group(1)}", title)
-    return titles
+    files = [*assignment.test_files("public"), *assignment.test_files("hidden")]
+    return {f"Task {n}": title for n, title in titles_in(files).items()}
 
 
 def columns(runs: dict[str, GradedRun], assignments: list[Assignment]) -> list[tuple]:

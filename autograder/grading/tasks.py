@@ -15,25 +15,37 @@ TITLE_END = re.compile(r"\.\s|\s—\s|:\s|\s–\s")
 MAX_TITLE = 60
 
 
-def title_of(text: str) -> str:
+def title_of(text: str, cut: bool = True) -> str:
     """The short title: the docstring line's text up to its first '. ', ': ' or ' — ', at
-    most MAX_TITLE characters (cut at a word)."""
+    most MAX_TITLE characters (cut at a word) unless `cut` is False."""
     title = TITLE_END.split(text.strip(), maxsplit=1)[0].strip().rstrip(".")
-    if len(title) > MAX_TITLE:
+    if cut and len(title) > MAX_TITLE:
         title = title[:MAX_TITLE].rsplit(" ", 1)[0].rstrip(",;") + "…"
     return title
 
 
-def task_of_file(path: Path) -> tuple[int, str] | None:
-    """(number, title) from the file's module docstring, or None when it names no task."""
+def task_of_file(path: Path, cut: bool = True) -> tuple[int, str] | None:
+    """(number, title) from the file's module docstring, or None when it names no task (or
+    cannot be read); `cut` as in title_of."""
     try:
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+        doc = (ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "").strip()
     except (OSError, SyntaxError, ValueError):
         return None
-    match = TASK_LINE.match((doc or "").strip().splitlines()[0] if doc else "")
+    match = TASK_LINE.match(doc.splitlines()[0] if doc else "")
     if match is None:
         return None
-    return int(match.group(1)), title_of(match.group(2))
+    return int(match.group(1)), title_of(match.group(2), cut)
+
+
+def full_titles(files: list[Path]) -> dict[int, str]:
+    """{task: its whole title (never cut with "…")} from the files' docstrings; the first
+    file naming a task gives its title."""
+    titles: dict[int, str] = {}
+    for path in files:
+        task = task_of_file(path, cut=False)
+        if task is not None:
+            titles.setdefault(*task)
+    return titles
 
 
 def task_table(files_by_visibility: dict[str, list[Path]]) -> dict[tuple[str, str], tuple[int, str]]:

@@ -22,7 +22,6 @@ student's written answers; after it ran, a task cell that returned no points sco
 
 from __future__ import annotations
 
-import ast
 import pprint
 import shutil
 import tomllib
@@ -31,8 +30,8 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..assignments import Assignment, course_root, discover, load
+from ..grading import tasks
 from ..grading.store import load_stores
-from ..grading.tasks import TASK_LINE, TITLE_END
 
 COURSE_ID = "training-systems"
 QUESTIONS_FILE = "solutions/written_questions.toml"
@@ -70,17 +69,7 @@ def tasks_of(assignment: Assignment) -> list[Task]:
 def full_titles(assignment: Assignment) -> dict[int, str]:
     """{task: its whole title} from the public test files' docstrings (the stores keep a short
     one, cut at 60 characters with "…")."""
-    titles: dict[int, str] = {}
-    for path in assignment.test_files("public"):
-        try:
-            doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
-        except (OSError, SyntaxError, ValueError):
-            continue
-        match = TASK_LINE.match(doc.strip().splitlines()[0] if doc.strip() else "")
-        if match:
-            title = TITLE_END.split(match.group(2).strip(), maxsplit=1)[0].strip().rstrip(".")
-            titles.setdefault(int(match.group(1)), title)
-    return titles
+    return tasks.full_titles(assignment.test_files("public"))
 
 
 def task_cell_id(number: int | None) -> str:
