@@ -16,8 +16,8 @@ from pathlib import Path
 
 from ..assignments import Assignment
 from ..atomic import write_atomic
-from ..grading import tasks
 from ..grading.results import GradedRun, GradedTest
+from ..grading.tasks import full_titles as titles_in
 from ..grading.tasks import natural_key
 from .submissions import visible
 
