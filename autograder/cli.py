@@ -223,7 +223,8 @@ def cmd_selftest(args: argparse.Namespace) -> int:
 
     names = args.assignments or [a.name for a in discover()]
     policy = _policy(args)
-    return 0 if all(run_selftest(load(n), policy) for n in names) else 1
+    placement = _placement(args)
+    return 0 if all(run_selftest(load(n), policy, placement) for n in names) else 1
 
 
 def cmd_mutation(args: argparse.Namespace) -> int:

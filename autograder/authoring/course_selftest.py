@@ -15,7 +15,7 @@ from pathlib import Path
 import jsonschema
 
 from ..assignments import VISIBILITIES, Assignment
-from ..backends.base import TestRecord
+from ..backends.base import Placement, TestRecord
 from ..grading.judge import AssignmentGrade, _judge_test, grade_submission_root
 from ..grading.report import SCHEMA_PATH, render, results_json
 from ..grading.store import GoldenStore, MutantValues, TestSpec, load_inputs, load_store
@@ -35,8 +35,10 @@ def schema_problems(grades: list[AssignmentGrade]) -> list[str]:
     return []
 
 
-def solutions_problems(assignment: Assignment, policy: SandboxPolicy | None = None) -> list[str]:
-    grade = grade_submission_root(assignment, assignment.solutions, policy=policy)
+def solutions_problems(assignment: Assignment, policy: SandboxPolicy | None = None,
+                       placement: Placement | None = None) -> list[str]:
+    grade = grade_submission_root(assignment, assignment.solutions, policy=policy,
+                                  placement=placement)
     problems = schema_problems([grade])
     if grade.score != grade.max_score or grade.max_score == 0:
         failed = [f"{t.id}: {t.message}" for t in grade.tests if not t.passed]
@@ -44,8 +46,10 @@ def solutions_problems(assignment: Assignment, policy: SandboxPolicy | None = No
     return problems
 
 
-def starter_problems(assignment: Assignment, policy: SandboxPolicy | None = None) -> list[str]:
-    grade = grade_submission_root(assignment, assignment.starter, policy=policy)
+def starter_problems(assignment: Assignment, policy: SandboxPolicy | None = None,
+                     placement: Placement | None = None) -> list[str]:
+    grade = grade_submission_root(assignment, assignment.starter, policy=policy,
+                                  placement=placement)
     problems = schema_problems([grade])
     passed = [t.id for t in grade.tests if t.passed]
     if grade.score != 0:
@@ -57,7 +61,8 @@ PROBE_TESTS = 2  # tests a self-test run grades per mutant (more only when these
 
 
 def mutant_problems(assignment: Assignment, mutant: Mutant,
-                    policy: SandboxPolicy | None = None) -> list[str]:
+                    policy: SandboxPolicy | None = None,
+                    placement: Placement | None = None) -> list[str]:
     """The mutant, graded for real on a few of the tests the goldens say it fails, must lose
     points there with its hint firing. Losing points on one test is losing points in the full
     suite, so the self-test grades only `probe_tests` (the golden generation ran it on every
@@ -67,11 +72,11 @@ def mutant_problems(assignment: Assignment, mutant: Mutant,
     if not probe:
         return [f"mutant {mutant.name}: the goldens record no test it fails (a new mutant? "
                 f"run `make goldens ONLY={assignment.name}`)"]
-    problems = _graded_mutant_problems(assignment, mutant, probe, policy)
+    problems = _graded_mutant_problems(assignment, mutant, probe, policy, placement)
     fails = frozenset(t for vis in VISIBILITIES
                       for t in _stored(assignment, vis, mutant).fails)
     if problems and fails != probe:
-        problems = _graded_mutant_problems(assignment, mutant, fails, policy)
+        problems = _graded_mutant_problems(assignment, mutant, fails, policy, placement)
     return problems
 
 
@@ -94,10 +99,11 @@ def probe_tests(assignment: Assignment, mutant: Mutant) -> frozenset[str]:
 
 
 def _graded_mutant_problems(assignment: Assignment, mutant: Mutant, ids: frozenset[str],
-                            policy: SandboxPolicy | None) -> list[str]:
+                            policy: SandboxPolicy | None,
+                            placement: Placement | None = None) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         grade = grade_submission_root(assignment, materialize(assignment, mutant, Path(tmp)),
-                                      policy=policy, ids=ids)
+                                      policy=policy, ids=ids, placement=placement)
     if grade.score >= grade.max_score:
         return [f"mutant {mutant.name} is not caught by {sorted(ids)}: full marks there"]
     if not any(mutant.hint in t.hints for t in grade.tests if not t.passed):
@@ -202,21 +208,24 @@ def task_problems(assignment: Assignment) -> list[str]:
 
 
 def goldens_problems(assignment: Assignment, policy: SandboxPolicy | None = None,
-                     replay: bool = True) -> list[str]:
+                     replay: bool = True, placement: Placement | None = None) -> list[str]:
     return [f"stale goldens ({p}); run `make goldens`"
-            for p in stale_report(assignment, policy, replay)]
+            for p in stale_report(assignment, policy, replay, placement)]
 
 
-def run_selftest(assignment: Assignment, policy: SandboxPolicy | None = None) -> bool:
-    """All checks for one assignment, printed; True when all pass."""
-    checks = [("goldens fresh", lambda: goldens_problems(assignment, policy)),
-              ("solutions 100%", lambda: solutions_problems(assignment, policy)),
-              ("starter 0", lambda: starter_problems(assignment, policy)),
+def run_selftest(assignment: Assignment, policy: SandboxPolicy | None = None,
+                 placement: Placement | None = None) -> bool:
+    """All checks for one assignment, printed; True when all pass. Every run that executes
+    code (regeneration, solutions, starter, mutants) goes to the `placement`'s backend
+    (default: the host), as `grade --backend` does."""
+    checks = [("goldens fresh", lambda: goldens_problems(assignment, policy, True, placement)),
+              ("solutions 100%", lambda: solutions_problems(assignment, policy, placement)),
+              ("starter 0", lambda: starter_problems(assignment, policy, placement)),
               ("every test failed by a mutant", lambda: uncaught_tests(assignment)),
               ("every test file names its task", lambda: task_problems(assignment)),
               ("hints fire in check", lambda: hint_problems(assignment)),
               ("tolerance policy", lambda: tolerance_problems(assignment))]
-    checks += [(f"mutant {m.name}", lambda m=m: mutant_problems(assignment, m, policy))
+    checks += [(f"mutant {m.name}", lambda m=m: mutant_problems(assignment, m, policy, placement))
                for m in load_mutants(assignment)]
     ok = True
     for label, check in checks:

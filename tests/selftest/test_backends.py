@@ -108,3 +108,38 @@ def test_golden_generation_runs_on_the_chosen_backend(toy_course, tmp_path, monk
     assert len(stores["public"].mutants) >= 1 and [r.reverse for r in spy.requests].count(True) == 1
     assert {r.gpus for r in spy.requests} == {"2"}
     assert stores["public"].tests  # what came back through JSON made the stores
+
+
+def test_selftest_runs_every_child_on_the_chosen_backend(toy_course, monkeypatch, capsys):
+    """`selftest --backend B`: the regeneration, the replay of the reference, solutions,
+    starter and every mutant run on B; the host backend runs only what B hands it."""
+    from autograder.authoring import course_selftest
+    from autograder.authoring.mutants import load_mutants
+
+    spy, host, host_runs = SpyBackend(), backends.get_backend("host"), []
+
+    class CountingHost:
+        name = "host"
+
+        def problem(self):
+            return host.problem()
+
+        def run(self, request):
+            host_runs.append(request)
+            return host.run(request)
+
+    counting = CountingHost()
+    monkeypatch.setattr(backends, "get_backend", lambda name: spy if name == "spy" else counting)
+    toy = load("toy", toy_course)
+    course_selftest.run_selftest(toy, placement=Placement("spy", "1"))
+    out = capsys.readouterr().out  # (the toy course's tolerances are not the policy's: a FAIL)
+    for label in ["goldens fresh", "solutions 100%", "starter 0",
+                  *(f"mutant {m.name}" for m in load_mutants(toy))]:
+        assert f"toy: {label}: ok" in out, out
+    modes = [(r.mode, r.trusted) for r in spy.requests]
+    # goldens fresh: one regeneration and one replay of the reference on the committed inputs
+    assert modes.count(("gen", False)) == 1 and modes.count(("replay", True)) == 1, modes
+    graded = [r for r in spy.requests if (r.mode, r.trusted) == ("replay", False)]
+    assert len(graded) >= 2 + len(load_mutants(toy))  # solutions, starter, each mutant
+    assert len(host_runs) == len(spy.requests)  # every host run came through the spy
+    assert {r.gpus for r in spy.requests} == {"1"}
