@@ -57,6 +57,7 @@ def starter_problems(assignment: Assignment, policy: SandboxPolicy | None = None
     return problems
 
 
+WARM = Placement("warm")  # where the course's own mutants run unless told (backends/warm.py)
 PROBE_TESTS = 2  # tests a self-test run grades per mutant (more only when these do not catch it)
 
 
@@ -67,7 +68,13 @@ def mutant_problems(assignment: Assignment, mutant: Mutant,
     points there with its hint firing. Losing points on one test is losing points in the full
     suite, so the self-test grades only `probe_tests` (the golden generation ran it on every
     test); when they do not catch it, every test it is recorded to fail is graded, and that
-    run's verdict is the answer ('not caught' then means the goldens are stale)."""
+    run's verdict is the answer ('not caught' then means the goldens are stale).
+
+    Without a `placement` the mutant runs on the warm backend (backends/warm.py: forks of an
+    interpreter with the assignment's imports done, unsandboxed: a mutant is the course's own
+    code), 4-6x faster than a fresh sandboxed child; solutions and starter always run where
+    submissions do."""
+    placement = placement or WARM
     probe = probe_tests(assignment, mutant)
     if not probe:
         return [f"mutant {mutant.name}: the goldens record no test it fails (a new mutant? "

@@ -143,3 +143,48 @@ def test_selftest_runs_every_child_on_the_chosen_backend(toy_course, monkeypatch
     assert len(graded) >= 2 + len(load_mutants(toy))  # solutions, starter, each mutant
     assert len(host_runs) == len(spy.requests)  # every host run came through the spy
     assert {r.gpus for r in spy.requests} == {"1"}
+
+
+def _outcomes(result: RunResult) -> dict:
+    return {i: (r.status, r.outcome, r.error_type, r.error_kind, r.obs)
+            for i, r in result.records.items()}
+
+
+@pytest.mark.parametrize("course", ["toy", "ad_modes"])
+def test_warm_children_report_what_sandboxed_children_report(course, toy_course, tmp_path):
+    """The warm backend (forks of a preloaded interpreter, for the course's own mutants) is
+    only a faster start: on each mutant of the toy course and two of ad_modes (torch
+    preloaded), every test's status, outcome, exception and observations are the host
+    sandbox's."""
+    from autograder.assignments import load as load_course
+    from autograder.authoring.mutants import load_mutants, materialize
+
+    assignment = load("toy", toy_course) if course == "toy" else load_course(course)
+    plan = base.TestPlan.from_stores(store.load_stores(assignment))
+    for i, mutant in enumerate(load_mutants(assignment)[:2]):
+        impl = materialize(assignment, mutant, tmp_path / str(i))
+        request = RunRequest(assignment, impl, "replay", plan, SandboxPolicy())
+        host = backends.run(request)
+        warm = backends.run(request, Placement("warm"))
+        assert warm.records and _outcomes(warm) == _outcomes(host), mutant.name
+
+
+def test_the_warm_backend_is_offered_to_no_command_and_preloads_nothing_forbidden():
+    from autograder.assignments import load as load_course
+    from autograder.backends import warm
+    from autograder.cli import build_parser
+
+    assert "warm" not in backends.REGISTRY and "warm" in backends.COURSE_ONLY
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["grade", "x.zip", "--backend", "warm"])
+    minigrad = load_course("minigrad")  # forbids torch outright
+    assert "torch" not in {n.partition(":")[0].split(".")[0] for n in warm.preload_list(minigrad)}
+    server = warm.ForkServer(minigrad, {"PATH": "/usr/bin:/bin"})
+    server.close()
+    fusion = load_course("fusion")  # forbids transformers.models but its GPT-2 and Llama
+    names = warm.preload_list(fusion)
+    assert {"transformers:GPT2LMHeadModel", "transformers:LlamaForCausalLM"} <= set(names), names
+    assert "torch.nn.functional" in names and "math:log" in names
+    stricter = dataclasses.replace(fusion, forbidden=(*fusion.forbidden, "math", "torch.nn"))
+    kept = warm.preload_list(stricter)
+    assert not [n for n in kept if n.startswith(("math", "torch.nn", "torch:nn"))], kept

@@ -30,6 +30,7 @@ import pytest
 
 from autograder.assignments import discover
 from autograder.authoring.mutants import Mutant, materialize
+from autograder.authoring.course_selftest import WARM
 from autograder.grading.judge import grade_submission_root, task_numbers
 
 NO_WORK_DIR = Path(__file__).resolve().parent / "no_work"
@@ -96,7 +97,9 @@ def test_no_work_earns_no_points(name, path, tmp_path):
     assignment, case = ASSIGNMENTS[name], read_case(path)
     task, exceptions = case.task, case.exceptions
     started = time.monotonic()
-    grade = grade_submission_root(assignment, assemble(assignment, case, tmp_path), task=task)
+    # the course's own code: forks of a warm interpreter (backends/warm.py), as the mutants
+    grade = grade_submission_root(assignment, assemble(assignment, case, tmp_path), task=task,
+                                  placement=WARM)
     seconds = time.monotonic() - started
     ids = {t.id for t in grade.tests}
     assert grade.tests, f"{name} task {task} has no tests"
