@@ -18,7 +18,7 @@ from .. import backends
 from ..assignments import VISIBILITIES, Assignment
 from ..backends.base import Placement, RunRequest, RunResult, TestPlan
 from ..backends.timeouts import cold_pool
-from ..grading.compare import check_tag, judge, plain_equal, raise_site
+from ..grading.compare import check_tag, decode_observed, judge, plain_equal, raise_site
 from ..grading.store import GoldenStore, MutantValues, ObservationSpec, StoreError, TestSpec, load_inputs, load_store
 from ..grading.tasks import task_table
 from ..harness import KINDS
@@ -161,9 +161,10 @@ def _timed(stores: dict[str, GoldenStore], forward: RunResult,
 
 def _failing_values(assignment: Assignment, store: GoldenStore, inputs: dict,
                     res: RunResult) -> dict:
-    """A mutant's observed values that fail the golden ({test: {obs: value}}). A value that
-    passes can never make a hint fire, so it is not kept; nor is a huge one (it would bloat
-    the store), but its test still counts as failed (see _failed_tests)."""
+    """A mutant's observed values that fail the golden ({test: {obs: (its plain data, as
+    compare.Observed)}}). A value that passes can never make a hint fire, so it is not kept;
+    nor is a huge one (it would bloat the store), but its test still counts as failed (see
+    _failed_tests)."""
     values: dict[str, dict] = {}
     for test_id, test in store.tests.items():
         decoded = decode(inputs[test_id]) if test_id in inputs else None
@@ -171,8 +172,9 @@ def _failing_values(assignment: Assignment, store: GoldenStore, inputs: dict,
             spec = test.observations.get(obs["name"])
             if spec is None or obs["name"] in values.get(test_id, {}):
                 continue
-            if judge(spec, obs["value"], decoded, assignment.checks, obs["name"]) is not None:
-                values.setdefault(test_id, {})[obs["name"]] = obs["value"]
+            observed = decode_observed(obs["value"])
+            if judge(spec, observed, decoded, assignment.checks, obs["name"]) is not None:
+                values.setdefault(test_id, {})[obs["name"]] = (obs["value"], observed)
     return values
 
 
@@ -197,8 +199,10 @@ def _failure_tags(assignment: Assignment, store: GoldenStore, inputs: dict,
     tags: dict[str, dict] = {}
     for test_id, observed in values.items():
         decoded = decode(inputs[test_id]) if test_id in inputs else None
-        for name, value in observed.items():
-            tag = check_tag(store.tests[test_id].observations[name], value, decoded,
+        for name, (_, seen) in observed.items():
+            if seen.malformed is not None:
+                continue  # nothing to check (a student's malformed value gets no hint either)
+            tag = check_tag(store.tests[test_id].observations[name], seen.value, decoded,
                             assignment.checks, name)
             if tag is not None:
                 tags.setdefault(test_id, {})[name] = tag
@@ -208,9 +212,9 @@ def _failure_tags(assignment: Assignment, store: GoldenStore, inputs: dict,
 def _kept_for_hints(values: dict) -> dict:
     kept: dict[str, dict] = {}
     for test_id, observed in values.items():
-        for name, value in observed.items():
-            if len(json.dumps(value)) <= MAX_MUTANT_VALUE_CHARS:
-                kept.setdefault(test_id, {})[name] = value
+        for name, (data, _) in observed.items():
+            if len(json.dumps(data)) <= MAX_MUTANT_VALUE_CHARS:
+                kept.setdefault(test_id, {})[name] = data
     return kept
 
 
@@ -271,7 +275,8 @@ def stale_report(assignment: Assignment, policy: SandboxPolicy | None = None,
             for name, spec in test.observations.items():
                 if name not in observed:
                     problems.append(f"{tid}/{name}: not recorded by the solution now")
-                elif judge(spec, observed[name], decoded, assignment.checks, name) is not None:
+                elif judge(spec, decode_observed(observed[name]), decoded, assignment.checks,
+                           name) is not None:
                     problems.append(f"{tid}/{name}: the solution's value changed")
     return problems
 

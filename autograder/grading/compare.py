@@ -2,14 +2,19 @@
 
 Used by the parent for graded runs and, in local mode, by the harness. `None` means a match;
 otherwise a one-line message. Nothing here trusts the observed value's type or shape.
+
+What the child reports is decoded once, where it enters the parent (`decode_observed`, through
+`observations` for a whole test record); every function below takes the decoded value (or
+`Observed`). Values of the trusted golden store (`expected`, mutant values) stay encoded in
+the store and are decoded here where they are compared.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
@@ -21,6 +26,36 @@ from .store import MutantValues, ObservationSpec, TestSpec
 MAX_REPR = 120
 MAX_HINTS = 2  # per test: the best-matching ones
 _EXCEPTION_NAME = re.compile(r"^[A-Z]\w*(Error|Exception|Warning|Exit|Interrupt|Iteration)$")
+
+
+@dataclass(frozen=True)
+class Observed:
+    """One observation the child reported, decoded: its `value`, or (`malformed`, then value
+    is None) the one-line reason its plain data could not be decoded."""
+
+    value: Any = None
+    malformed: str | None = None
+
+
+def decode_observed(data: Any) -> Observed:
+    """The parent's one decoding of an observation's plain data as the child reported it
+    (untrusted: any JSON). Never raises: malformed data gives `Observed.malformed`."""
+    try:
+        return Observed(decode(data))
+    except (PlainDataError, RecursionError) as e:
+        return Observed(malformed=str(e))
+
+
+def observations(records: Iterable[Any]) -> dict[str, Observed]:
+    """A test record's observations (`TestRecord.obs`, as the child reported them) decoded
+    once: {name: Observed}. A record that is not a dict with a string "name" is skipped; of
+    records with the same name the first wins (the later ones are not decoded)."""
+    observed: dict[str, Observed] = {}
+    for obs in records:
+        if isinstance(obs, dict) and isinstance(obs.get("name"), str) \
+                and obs["name"] not in observed:
+            observed[obs["name"]] = decode_observed(obs.get("value"))
+    return observed
 
 
 def _is_exception_name(value: Any) -> bool:
@@ -159,14 +194,13 @@ def check_outcome(spec: ObservationSpec, observed: Any, ctx: SimpleNamespace | N
     return str(result)[:500], None
 
 
-def check_tag(spec: ObservationSpec, observed_data: Any, inputs: Any, checks: Any,
+def check_tag(spec: ObservationSpec, observed: Any, inputs: Any, checks: Any,
               name: str) -> str | None:
-    """The failure tag a named check gives this encoded value (None: it passes, is not a
+    """The failure tag a named check gives this decoded value (None: it passes, is not a
     check, or names no tag)."""
     if spec.kind != "check":
         return None
     try:
-        observed = decode(observed_data)
         expected = decode(spec.expected)
     except (PlainDataError, RecursionError):
         return None
@@ -199,12 +233,18 @@ def same_raise(mutant: Any, student: dict | None) -> bool:
         and set(recorded) == set(student["recorded"])
 
 
-def judge(spec: ObservationSpec, observed_data: Any, inputs: Any, checks: Any, name: str) -> str | None:
-    """Judge one encoded observation against its manifest spec (which holds `expected`)."""
-    try:
-        observed = decode(observed_data)
-    except (PlainDataError, RecursionError) as e:
-        return f"malformed observation ({e})"
+def judge(spec: ObservationSpec, observed: Observed, inputs: Any, checks: Any,
+          name: str) -> str | None:
+    """Judge one decoded observation against its manifest spec (which holds `expected`);
+    a malformed one fails with its reason."""
+    if observed.malformed is not None:
+        return f"malformed observation ({observed.malformed})"
+    return judge_value(spec, observed.value, inputs, checks, name)
+
+
+def judge_value(spec: ObservationSpec, observed: Any, inputs: Any, checks: Any,
+                name: str) -> str | None:
+    """Judge one decoded value against its manifest spec (which holds `expected`, encoded)."""
     expected = decode(spec.expected)
     ctx = SimpleNamespace(inputs=inputs, expected=expected, name=name)
     return compare_value(spec, observed, expected, ctx, checks)
@@ -212,72 +252,68 @@ def judge(spec: ObservationSpec, observed_data: Any, inputs: Any, checks: Any, n
 
 def matches_mutant(spec: ObservationSpec, observed: Any, mutant_data: Any, inputs: Any,
                    checks: Any, name: str) -> bool:
-    """Whether the student's (decoded) observed value is this mutant's wrong value."""
-    if judge(spec, mutant_data, inputs, checks, name) is None:
-        return False  # the mutant is right here: its value says nothing
+    """Whether the student's decoded observed value is this mutant's wrong value (as the
+    store keeps it: encoded)."""
     mutant = decode(mutant_data)
+    if judge_value(spec, mutant, inputs, checks, name) is None:
+        return False  # the mutant is right here: its value says nothing
     if _all_nonfinite(mutant):
         return False  # NaN/inf matches NaN/inf for any diverging bug: it names nothing
     if spec.kind == "check":
         return plain_equal(observed, mutant)
-    as_golden = dataclasses.replace(spec, expected=mutant_data)
-    return compare_value(as_golden, observed, mutant, None, checks) is None
+    return compare_value(spec, observed, mutant, None, checks) is None
 
 
-def matching_hints(spec: ObservationSpec, observed_data: Any, mutant_values: list[tuple[str, Any]],
-                   inputs: Any, checks: Any, name: str,
+def matching_hints(spec: ObservationSpec, observed: Observed,
+                   mutant_values: list[tuple[str, Any]], inputs: Any, checks: Any, name: str,
                    mutant_tags: list[tuple[str, str]] = ()) -> list[str]:
     """Hints (at most MAX_HINTS) of the mutants whose value for this observation fails the
-    golden and matches the student's observed value, then of those whose named check's
-    failure tag (`mutant_tags`: (hint, tag)) is the student's."""
-    try:
-        observed = decode(observed_data)
-    except (PlainDataError, RecursionError):
+    golden and matches the student's decoded observed value, then of those whose named
+    check's failure tag (`mutant_tags`: (hint, tag)) is the student's. A malformed
+    observation has none."""
+    if observed.malformed is not None:
         return []
     hints: list[str] = []
     for hint, mutant_data in mutant_values:
-        if hint not in hints and matches_mutant(spec, observed, mutant_data, inputs, checks, name):
+        if hint not in hints and matches_mutant(spec, observed.value, mutant_data, inputs,
+                                                checks, name):
             hints.append(hint)
-    student_tag = check_tag(spec, observed_data, inputs, checks, name) if mutant_tags else None
+    student_tag = check_tag(spec, observed.value, inputs, checks, name) if mutant_tags else None
     hints += [hint for hint, tag in mutant_tags
               if student_tag is not None and tag == student_tag and hint not in hints]
     return hints[:MAX_HINTS]
 
 
-def ranked_hints(test: TestSpec, observed_data: dict[str, Any], failing: set[str],
+def ranked_hints(test: TestSpec, observed: dict[str, Observed], failing: set[str],
                  mutants: Iterable[MutantValues], inputs: Any, checks: Any,
                  raised: dict | None = None) -> list[str]:
-    """The hints of mutants that explain the test's failure, best first. A mutant explains it
-    where its wrong value (or its named check's failure tag) matches one of the failing
-    observations, or where it raised the same exception class at the same place as the
-    student's test (`raised`, from raise_site). Ranked by the fewest observations of the whole
-    test where the student's outcome differs from the mutant's (wrong value, failure tag or
-    not recorded). At most MAX_HINTS, each text once."""
-    observed: dict[str, Any] = {}
-    for name, data in observed_data.items():
-        try:
-            observed[name] = decode(data)
-        except (PlainDataError, RecursionError):
-            continue
+    """The hints of mutants that explain the test's failure, best first, from the test's
+    decoded observations (`observations`: a malformed one counts as not recorded). A mutant
+    explains it where its wrong value (or its named check's failure tag) matches one of the
+    failing observations, or where it raised the same exception class at the same place as
+    the student's test (`raised`, from raise_site). Ranked by the fewest observations of the
+    whole test where the student's outcome differs from the mutant's (wrong value, failure tag
+    or not recorded). At most MAX_HINTS, each text once."""
+    values_of = {name: o.value for name, o in observed.items() if o.malformed is None}
     student_tags: dict[str, str | None] = {}
 
     def tag_of(name: str) -> str | None:
         if name not in student_tags:
-            student_tags[name] = check_tag(test.observations[name], observed_data[name],
-                                           inputs, checks, name)
+            student_tags[name] = check_tag(test.observations[name], values_of[name], inputs,
+                                           checks, name)
         return student_tags[name]
 
-    missing = {n for n in test.observations if n not in observed}
+    missing = {n for n in test.observations if n not in values_of}
     wrong_or_missing = {n for n in test.observations if n in failing} | missing
     ranked = []
     for order, mutant in enumerate(mutants):
         values = mutant.values.get(test.id, {})
         tags = mutant.tags.get(test.id, {})
         site = mutant.raises.get(test.id)
-        same = {n for n in values if n in failing and n in observed
-                and matches_mutant(test.observations[n], observed[n], values[n], inputs,
+        same = {n for n in values if n in failing and n in values_of
+                and matches_mutant(test.observations[n], values_of[n], values[n], inputs,
                                    checks, n)}
-        same |= {n for n, tag in tags.items() if n in failing and n in observed
+        same |= {n for n, tag in tags.items() if n in failing and n in values_of
                  and n in test.observations and tag_of(n) == tag}
         raise_matches = same_raise(site, raised)
         if not same and not raise_matches:

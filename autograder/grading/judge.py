@@ -16,7 +16,7 @@ from ..assignments import VISIBILITIES, Assignment
 from ..backends.base import Placement, RunRequest, RunResult, TestPlan, TestRecord
 from ..harness.plaindata import PlainDataError, decode
 from ..sandbox import SandboxPolicy
-from .compare import judge, raise_site, ranked_hints, short
+from .compare import judge, observations, raise_site, ranked_hints, short
 from .found_instead import found_instead
 from .intake import find_package, stage, staging_dir
 from .store import GoldenStore, TestSpec, load_inputs, load_stores
@@ -153,10 +153,7 @@ def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inpu
         inputs = decode(inputs_data) if inputs_data is not None else None
     except PlainDataError:
         inputs = None
-    observed = {}
-    for obs in rec.obs:
-        if isinstance(obs, dict) and isinstance(obs.get("name"), str):
-            observed.setdefault(obs["name"], obs.get("value"))
+    observed = observations(rec.obs)  # the child's data, decoded once here
     details: list[str] = []
     not_run = None
     if rec.status == "not_run" and collect_failed:

@@ -18,7 +18,7 @@ import pytest
 from ..assignments import Assignment, load
 from ..harness import plugin as harness_plugin
 from ..harness.plaindata import decode
-from .compare import judge, matching_hints
+from .compare import decode_observed, judge, matching_hints
 from .store import GoldenStore, load_store
 
 
@@ -38,10 +38,11 @@ def judge_local(folder: Path, visibility: str, test_id: str, obs: dict) -> str |
         return f"no golden for {test_id}/{obs['name']}: run `make goldens`"
     spec = test.observations[obs["name"]]
     inputs = decode(inputs_store[test_id]) if test_id in inputs_store else None
-    message = judge(spec, obs["value"], inputs, assignment.checks, obs["name"])
+    observed = decode_observed(obs["value"])
+    message = judge(spec, observed, inputs, assignment.checks, obs["name"])
     if message is None:
         return None
-    hints = matching_hints(spec, obs["value"], store.mutant_values(test_id, obs["name"]),
+    hints = matching_hints(spec, observed, store.mutant_values(test_id, obs["name"]),
                            inputs, assignment.checks, obs["name"],
                            store.mutant_tags(test_id, obs["name"]))
     return f"{obs['name']}: {message}" + "".join(f"\nHint: {h}" for h in hints)

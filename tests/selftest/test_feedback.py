@@ -24,7 +24,7 @@ from rich.console import Console
 from autograder import cli
 from autograder.backends import runner, timeouts
 from autograder.grading import store
-from autograder.grading.compare import ranked_hints
+from autograder.grading.compare import Observed, ranked_hints
 from autograder.grading.judge import grade_submission_root
 from autograder.grading.report import render, results_json
 from autograder.grading.tasks import natural_key, task_of_file
@@ -135,7 +135,7 @@ def test_hints_best_match_first_and_at_most_two():
                store.MutantValues("near", "near", {"t": {"x": 10, "y": 20}}),
                store.MutantValues("other", "other", {"t": {"x": 10}}),
                store.MutantValues("unrelated", "unrelated", {"t": {"x": 99}})]
-    observed = {"x": 10, "y": 20, "z": 3}  # matches 'near' on every observation
+    observed = {"x": Observed(10), "y": Observed(20), "z": Observed(3)}  # 'near' everywhere
     hints = ranked_hints(test, observed, {"x", "y"}, mutants, None, None)
     assert hints == ["near", "far"]  # near: 0 differing, far: 1 (z), other: 1 (y): order kept
 

@@ -152,7 +152,7 @@ def test_check_text_of_a_real_run_names_the_raising_mutant():
 
 def test_local_mode_names_the_tagged_mutant_too(hinted):
     """Under plain pytest (local mode) the per-observation hints include failure tags."""
-    from autograder.grading.compare import matching_hints
+    from autograder.grading.compare import decode_observed, matching_hints
     from autograder.grading.store import load_inputs
     from autograder.harness.plaindata import encode
 
@@ -160,6 +160,7 @@ def test_local_mode_names_the_tagged_mutant_too(hinted):
     spec = store.tests["test_order"].observations["order"]
     xs = load_inputs(hinted, "public")["test_order"]
     order = sorted(range(len(xs)), key=lambda i: (-xs[i], -i))  # not the mutant's value
-    hints = matching_hints(spec, encode(order), store.mutant_values("test_order", "order"), xs,
-                           hinted.checks, "order", store.mutant_tags("test_order", "order"))
+    hints = matching_hints(spec, decode_observed(encode(order)),
+                           store.mutant_values("test_order", "order"), xs, hinted.checks,
+                           "order", store.mutant_tags("test_order", "order"))
     assert hints == [TAG_HINT]

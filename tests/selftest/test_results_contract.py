@@ -184,3 +184,109 @@ def test_files_read_back_from_disk_are_decoded_once_or_refused(toy, tmp_path):
     assert _stored(tmp_path / "alice", "other key") is None
     assert _stored(tmp_path / "bob", "k") is None  # regraded
     assert set(previous_results(tmp_path)) == {"alice"}
+
+
+# Issue 23, item 2: what the child reports is decoded once, where it enters the parent.
+# Every plaindata.decode in grading/: (file, function, argument). The golden store's values
+# (inputs, expected, mutant values) are trusted and decoded where they are compared; the
+# child's observations only in compare.decode_observed (which compare.observations applies to
+# a whole test record).
+STORE_DECODES = {("judge.py", "_judge_test", "inputs_data"),
+                 ("judge.py", "_missing_message", "spec.observations[first].expected"),
+                 ("local.py", "judge_local", "inputs_store[test_id]"),
+                 ("compare.py", "check_tag", "spec.expected"),
+                 ("compare.py", "judge_value", "spec.expected"),
+                 ("compare.py", "matches_mutant", "mutant_data")}
+CHILD_DECODE = ("compare.py", "decode_observed", "data")
+
+
+def _decode_sites(file: str, tree: ast.AST) -> set[tuple[str, str, str]]:
+    """(file, enclosing function, argument's source) of each call of plaindata.decode."""
+    names, modules = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if (node.module or "").endswith("plaindata") and alias.name == "decode":
+                    names.add(alias.asname or alias.name)
+                elif alias.name == "plaindata":
+                    modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            modules |= {a.asname or a.name for a in node.names if a.name.endswith("plaindata")}
+    sites = set()
+
+    def visit(node: ast.AST, function: str) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            function = getattr(node, "name", function)
+        if isinstance(node, ast.Call) and (
+                (isinstance(node.func, ast.Name) and node.func.id in names)
+                or (isinstance(node.func, ast.Attribute) and node.func.attr == "decode"
+                    and ast.unparse(node.func.value) in modules)):
+            sites.add((file, function, ", ".join(ast.unparse(a) for a in node.args)))
+        for child in ast.iter_child_nodes(node):
+            visit(child, function)
+
+    visit(tree, "<module>")
+    return sites
+
+
+def test_child_data_is_decoded_in_one_function_only():
+    """The parent decodes an observation the child reported once, in compare.decode_observed:
+    judge, hints and tags take the decoded value. Any other decode in grading/ is of the
+    trusted store's values, listed in STORE_DECODES."""
+    found = set().union(*(_decode_sites(p.name, ast.parse(p.read_text(encoding="utf-8")))
+                          for p in sorted((ENGINE / "grading").glob("*.py"))))
+    assert CHILD_DECODE in found
+    assert found - STORE_DECODES == {CHILD_DECODE}, (
+        "plaindata.decode outside compare.decode_observed: decode child data there (a test "
+        "record's: compare.observations) and pass the decoded value; a trusted store value's "
+        f"decode belongs in STORE_DECODES: {sorted(found - STORE_DECODES - {CHILD_DECODE})}")
+
+
+def test_the_decode_lint_finds_a_second_decode_site():
+    """compare.judge as it was before: it decoded the observation itself."""
+    old = '''
+from ..harness.plaindata import PlainDataError, decode
+def judge(spec, observed_data, inputs, checks, name):
+    try:
+        observed = decode(observed_data)
+    except (PlainDataError, RecursionError) as e:
+        return f"malformed observation ({e})"
+'''
+    assert _decode_sites("compare.py", ast.parse(old)) == {("compare.py", "judge",
+                                                            "observed_data")}
+    via_module = "from ..harness import plaindata as pd\ndef f(rec):\n    return pd.decode(rec)\n"
+    assert _decode_sites("x.py", ast.parse(via_module)) == {("x.py", "f", "rec")}
+
+
+@pytest.mark.parametrize("bad, reason", [({"__float__": "bogus"}, "bad float marker"),
+                                         ({"__set__": 1}, "bad set"),
+                                         ({"__nope__": 1}, "unknown marker")])
+def test_a_malformed_observation_fails_with_its_reason_and_names_no_mutant(bad, reason):
+    """Judged from the test record as the child reported it: a malformed value fails with
+    today's message and is not recorded for hints, though a mutant records None there (a
+    malformed value read as None would name it); the first record of a name wins."""
+    from types import SimpleNamespace
+
+    from autograder.backends.base import TestRecord
+    from autograder.grading.compare import decode_observed, judge, matching_hints
+    from autograder.grading.store import GoldenStore, MutantValues, ObservationSpec, TestSpec
+
+    golden = {"x": ObservationSpec("exact", expected=1), "y": ObservationSpec("exact", expected=2)}
+    spec = TestSpec("t", 1.0, None, "test_t.py", golden, 1, "t")
+    store = GoldenStore("a", "public", {"t": spec},
+                        {"none": MutantValues("none", "x is None", {"t": {"x": None}}, ("t",))})
+    assignment = SimpleNamespace(name="a", checks=None)
+
+    def judged(*obs):
+        rec = TestRecord("t", "ended", "passed", obs=[{"name": n, "value": v} for n, v in obs])
+        return grading._judge_test(assignment, store, spec, None, rec)
+
+    assert judged(("x", None), ("y", 2)).hints == ["x is None"]  # the hint can fire
+    result = judged(("x", bad), ("y", 2), ("x", 1))
+    assert not result.passed and result.hints == []
+    assert result.message == f"x: malformed observation ({reason})"
+    assert judged(("x", 1), ("y", 2), ("x", bad)).passed
+    observed = decode_observed(bad)  # local mode: one observation at a time
+    assert judge(golden["x"], observed, None, None, "x") == f"malformed observation ({reason})"
+    assert matching_hints(golden["x"], observed, store.mutant_values("t", "x"), None, None,
+                          "x") == []
