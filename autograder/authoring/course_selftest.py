@@ -216,8 +216,11 @@ def task_problems(assignment: Assignment) -> list[str]:
 
 def goldens_problems(assignment: Assignment, policy: SandboxPolicy | None = None,
                      replay: bool = True, placement: Placement | None = None) -> list[str]:
+    """The committed goldens against a fresh generation from solutions/ (the course's own
+    code: on the warm backend unless a placement is given; a warm child that reported
+    anything but what the sandboxed generation stored would show here as stale)."""
     return [f"stale goldens ({p}); run `make goldens`"
-            for p in stale_report(assignment, policy, replay, placement)]
+            for p in stale_report(assignment, policy, replay, placement or WARM)]
 
 
 def run_selftest(assignment: Assignment, policy: SandboxPolicy | None = None,
