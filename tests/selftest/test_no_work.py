@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import discover
-from autograder.authoring.mutants import Mutant, materialize
 from autograder.authoring.course_selftest import WARM
+from autograder.authoring.mutants import Mutant, materialize
 from autograder.grading.judge import grade_submission_root, task_numbers
 
 NO_WORK_DIR = Path(__file__).resolve().parent / "no_work"
