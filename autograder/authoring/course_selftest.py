@@ -15,6 +15,7 @@ from pathlib import Path
 import jsonschema
 
 from ..assignments import VISIBILITIES, Assignment
+from ..backends import COURSE_CODE as WARM
 from ..backends.base import Placement, TestRecord
 from ..grading.judge import AssignmentGrade, _judge_test, grade_submission_root
 from ..grading.report import SCHEMA_PATH, render, results_json
@@ -57,7 +58,6 @@ def starter_problems(assignment: Assignment, policy: SandboxPolicy | None = None
     return problems
 
 
-WARM = Placement("warm")  # where the course's own mutants run unless told (backends/warm.py)
 PROBE_TESTS = 2  # tests a self-test run grades per mutant (more only when these do not catch it)
 
 

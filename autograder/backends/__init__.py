@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from .base import Backend, BackendError, Placement, RunRequest, RunResult
 
-__all__ = ["COURSE_ONLY", "REGISTRY", "Backend", "BackendError", "Placement", "get_backend", "run"]
+__all__ = ["COURSE_CODE", "COURSE_ONLY", "REGISTRY", "Backend", "BackendError", "Placement", "get_backend", "run"]
 
 REGISTRY: dict[str, str] = {
     "host": "autograder.backends.host",  # this machine's sandbox (bubblewrap, uids, cgroups)
@@ -31,6 +31,7 @@ REGISTRY: dict[str, str] = {
 COURSE_ONLY: dict[str, str] = {
     "warm": "autograder.backends.warm",  # forks of a warm interpreter, unsandboxed
 }
+COURSE_CODE = Placement("warm")  # where the course's own mutants run unless told otherwise
 
 
 def get_backend(name: str) -> Backend:

@@ -3,9 +3,10 @@
 
 It imports the modules in PRELOAD_JSON once (torch, pytest, transformers' GPT-2 stack...), says
 `{"ready": [...modules loaded...]}` on the SOCK_SEQPACKET socket FD, and then serves one
-request per message: `{"boot", "config", "stdout", "stderr", "cwd", "env"}`. For each it
-forks a child that starts a session of its own, takes stdin from /dev/null and stdout/stderr
-from the named files, replaces its environment with `env`, changes to `cwd` and runs `boot`
+request per message: `{"boot", "config", "stdout", "stderr", "cwd", "env", "rlimits"}`. For
+each it forks a child that starts a session of its own, takes stdin from /dev/null and
+stdout/stderr from the named files, replaces its environment with `env`, changes to `cwd`,
+sets the `rlimits` ([resource, value] pairs) and runs `boot`
 as `python boot config` would (boot.py ends with os._exit). The server answers
 `{"pid": PID}` with a pidfd of the child attached, reaps its children, and exits when the
 socket closes or its parent dies. A child that cannot start exits 70.
@@ -16,6 +17,7 @@ It holds no thread, lock or open file but the socket when it forks.
 import ctypes
 import json
 import os
+import resource
 import select
 import signal
 import socket
@@ -60,6 +62,11 @@ def child(sock: socket.socket, req: dict) -> None:
         os.environ.clear()
         os.environ.update(req["env"])
         os.chdir(req["cwd"])
+        for which, value in req["rlimits"]:  # the policy's rlimits, as the host child's
+            try:
+                resource.setrlimit(which, (value, value))
+            except (ValueError, OSError):
+                pass
         fresh_random_state()
         sys.argv = [req["boot"], req["config"]]
         import runpy

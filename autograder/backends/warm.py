@@ -5,8 +5,8 @@ files import, once per assignment per grader process, instead of a fresh sandbox
 
 The children run the same harness (boot.py, the recording plugin, the forbidden-import hook)
 on the same run folders as the host backend's, and the same runner judges them, so what they
-report is what a host child reports; but they run WITHOUT the sandbox (no namespaces, uid,
-rlimits or cgroup: the run folder, goldens and network are reachable). Only the course
+report is what a host child reports; but they run WITHOUT the sandbox (no namespaces, uid or
+cgroup: the run folder, goldens and network are reachable; only the policy's rlimits apply). Only the course
 self-test uses it, for the code the course itself ships (its mutants); it is not in
 `backends.REGISTRY`, so no command offers it for a submission (docs/SECURITY.md, "Warm
 children"). A module the assignment forbids outright is never preloaded; where the server
@@ -113,9 +113,9 @@ class ForkServer:
             raise OSError(f"its preloads load forbidden modules ({', '.join(leaked[:3])})")
 
     def spawn(self, boot: Path, config: Path, stdout: Path, stderr: Path, cwd: Path,
-              env: dict[str, str]) -> WarmChild:
+              env: dict[str, str], rlimits: list[tuple[int, int]]) -> WarmChild:
         request = {"boot": str(boot), "config": str(config), "stdout": str(stdout),
-                   "stderr": str(stderr), "cwd": str(cwd), "env": env}
+                   "stderr": str(stderr), "cwd": str(cwd), "env": env, "rlimits": rlimits}
         with self.lock:
             self.sock.send(json.dumps(request).encode())
             ready, _, _ = select.select([self.sock], [], [], 60)
@@ -200,6 +200,10 @@ class WarmBox:
 
     def __init__(self, run: Path, request: RunRequest, caps: Capabilities, server: ForkServer):
         self.run, self.server = run, server
+        # the rlimits layer, as the host applies it (address space, CPU, file size, files): a
+        # generated mutant's runaway allocation fails in its own child
+        self.rlimits = [(which, value) for _, which, value
+                        in request.policy.limits.rlimits(full=True, nproc=False)]
 
     def new_output_file(self, path: Path) -> Path:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -209,7 +213,7 @@ class WarmBox:
     def start(self, boot: Path, config: Path, writable: list[Path], forbidden: list[str],
               stdout: Path, stderr: Path) -> Child:
         return self.server.spawn(boot, config, stdout, stderr, self.run / "work",
-                                 scrubbed_env(self.run))
+                                 scrubbed_env(self.run), self.rlimits)
 
     def after_child(self) -> None:
         pass  # kill() took the child's process group down

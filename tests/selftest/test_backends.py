@@ -188,3 +188,36 @@ def test_the_warm_backend_is_offered_to_no_command_and_preloads_nothing_forbidde
     stricter = dataclasses.replace(fusion, forbidden=(*fusion.forbidden, "math", "torch.nn"))
     kept = warm.preload_list(stricter)
     assert not [n for n in kept if n.startswith(("math", "torch.nn", "torch:nn"))], kept
+
+
+def test_a_warm_child_gets_the_policys_rlimits_its_own_session_and_environment(tmp_path):
+    """What a forked child inherits is not the server's: its rlimits are the policy's (a
+    runaway allocation fails there), it leads a session of its own, its environment is the
+    scrubbed one."""
+    import resource
+    import select as select_module
+
+    from autograder.assignments import load as load_course
+    from autograder.backends import warm
+
+    script = tmp_path / "probe.py"
+    script.write_text(
+        "import os, sys\n"
+        "try:\n    bytearray(6 * 2**30)\n    print('allocated')\n"
+        "except MemoryError:\n    print('MemoryError')\n"
+        "print(os.getsid(0) == os.getpid(), os.environ.get('HOME'), sorted(os.environ) == "
+        "sorted(['PATH', 'HOME']))\nsys.stdout.flush()\nos._exit(0)\n")
+    server = warm.ForkServer(load_course("minigrad"), {"PATH": "/usr/bin:/bin", "SECRET": "x"})
+    try:
+        limits = Limits().rlimits(full=True, nproc=False)
+        child = server.spawn(script, tmp_path / "none.json", tmp_path / "out", tmp_path / "err",
+                             tmp_path, {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+                             [(which, value) for _, which, value in limits])
+        select_module.select([child.pidfd], [], [], 60)
+        assert child.poll() is not None
+        child.kill()
+    finally:
+        server.close()
+    assert (tmp_path / "out").read_text().split() == ["MemoryError", "True", str(tmp_path),
+                                                      "True"], (tmp_path / "err").read_text()
+    assert resource.RLIMIT_AS in [which for _, which, _ in limits]

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...assignments import Assignment
+from ...backends import COURSE_CODE, Placement
 from .accumulate import figures, lower_bound
 from .generation import Mutation, MutationError, generate, sample
 from .report import EQUIVALENT_FILE
@@ -99,8 +100,11 @@ def equivalent_mutants(assignment: Assignment) -> dict[str, str]:
     return entries
 
 
-def grade_mutation(assignment: Assignment, mutation: Mutation) -> Outcome:
-    """Grade the mutated solution with the engine: killed when it loses points."""
+def grade_mutation(assignment: Assignment, mutation: Mutation,
+                   placement: Placement | None = None) -> Outcome:
+    """Grade the mutated solution with the engine: killed when it loses points. The mutant is
+    the course's own code: it runs on the warm backend (backends/warm.py) unless a placement
+    is given."""
     from ...grading.judge import grade_submission_root
 
     started = time.monotonic()
@@ -110,7 +114,8 @@ def grade_mutation(assignment: Assignment, mutation: Mutation) -> Outcome:
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         (package / mutation.file).write_text(mutation.code, encoding="utf-8")
         for visibility in ("public", "hidden"):
-            grade = grade_submission_root(assignment, Path(tmp), (visibility,))
+            grade = grade_submission_root(assignment, Path(tmp), (visibility,),
+                                          placement=placement or COURSE_CODE)
             if grade.score < grade.max_score:
                 failed = [t.id for t in grade.tests if not t.passed]
                 where = f"{visibility}: " + ", ".join(failed[:4]) + (
