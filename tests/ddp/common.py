@@ -6,7 +6,6 @@ helpers only: no expected value lives here.
 
 import builtins
 import datetime
-import itertools
 import json
 import multiprocessing as mp
 import os
@@ -81,11 +80,12 @@ def record_global_batch(rec, i: int | str, c: dict) -> None:
 
 
 # ================================================================ Task 4: the battery
-# One start of the workers serves every test of a test file: `Battery.run` starts world_size
-# processes once (forked on Linux), each runs every section on its rank and writes each
-# section's results to a temporary folder; each graded test records its own section. For each
-# section the ranks meet in a fresh process group through a FileStore in that folder (no port
-# to pick) and talk gloo over loopback. Every wait has a deadline (PG_TIMEOUT_S per collective,
+# One battery serves every test of a test file: `Battery.run` runs each section in turn on
+# world_size fresh processes (forked on Linux: milliseconds), each writing its rank's result to
+# a temporary folder; each graded test records its own section. A rank that crashes (or dies
+# tearing its process group down) costs only its section. For each section the ranks meet in a
+# fresh process group through a FileStore in that folder (no port to pick) and talk gloo over
+# loopback. Every wait has a deadline (PG_TIMEOUT_S per collective,
 # BATTERY_DEADLINE_S for everything), so a broken submission fails in seconds and a hanging one
 # costs the sections it hangs in, never the grader.
 PG_TIMEOUT_S = 10  # a rank stuck in a collective (or waiting for a peer) raises after this
@@ -114,7 +114,7 @@ class Battery:
 
     @property
     def sections(self) -> dict[str, Section]:
-        """In the order every rank runs them (a section that hangs costs the ones after it):
+        """In the order they run (a section that hangs takes from the deadline they share):
         the shared ones, the test file's own, and train_step, which uses all of it, last."""
         shared = {k: v for k, v in SECTIONS.items() if k != "train_step"}
         return {**shared, **self.extra_sections, "train_step": SECTIONS["train_step"]}
@@ -145,43 +145,44 @@ class Battery:
         }
 
     # ------------------------------------------------------------ the worker processes
-    def worker_main(self, rank: int, workdir: str) -> None:
-        """One rank: run every section in a process group of its own (a hang or an exception
-        spoils only its section), writing each section's result as soon as it has one."""
+    def worker_main(self, rank: int, workdir: str, name: str) -> None:
+        """One rank of section `name`, in a process of its own and a process group of its own
+        (a hang, an exception or a crash spoils only that section): its result is written as
+        soon as it has one, before the group is torn down."""
         torch.set_num_threads(1)
         os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # loopback only, also in a sandbox
         with open(os.path.join(workdir, "cases.pkl"), "rb") as f:
             cases = pickle.load(f)  # inside the sandbox, between our own processes
-        for name, section in self.sections.items():
-            # A FileStore per section: no port to race for, and a fresh group after a timeout.
-            store = dist.FileStore(os.path.join(workdir, f"store-{name}"), self.world_size)
+        # A FileStore per section: no port to race for, and a fresh group after a timeout.
+        store = dist.FileStore(os.path.join(workdir, f"store-{name}"), self.world_size)
+        try:
             dist.init_process_group("gloo", store=store, rank=rank, world_size=self.world_size,
                                     timeout=datetime.timedelta(seconds=PG_TIMEOUT_S))
-            try:
-                out = {"raised": None, "values": section(self, rank, cases)}
-            except Exception as e:  # noqa: BLE001 - the type name is recorded
-                frames = traceback.extract_tb(e.__traceback__)  # the last one outside torch
-                where = ([f for f in frames if "site-packages" not in f.filename] or frames)[-1]
-                out = {"raised": exception_kind(e), "message": f"{str(e)[:300]} (at "
-                       f"{os.path.basename(where.filename)}:{where.lineno})"}
+            out = {"raised": None, "values": self.sections[name](self, rank, cases)}
+        except Exception as e:  # noqa: BLE001 - the type name is recorded
+            frames = traceback.extract_tb(e.__traceback__)  # the last one outside torch
+            where = ([f for f in frames if "site-packages" not in f.filename] or frames)[-1]
+            out = {"raised": exception_kind(e), "message": f"{str(e)[:300]} (at "
+                   f"{os.path.basename(where.filename)}:{where.lineno})"}
+        path = os.path.join(workdir, f"rank{rank}-{name}.pkl")
+        with open(path + ".tmp", "wb") as f:
+            pickle.dump(out, f)
+        os.replace(path + ".tmp", path)  # appears only once complete
+        if dist.is_initialized():
             dist.destroy_process_group()
-            path = os.path.join(workdir, f"rank{rank}-{name}.pkl")
-            with open(path + ".tmp", "wb") as f:
-                pickle.dump(out, f)
-            os.replace(path + ".tmp", path)  # appears only once complete
 
-    def _start(self, rank: int, workdir: str):
+    def _start(self, rank: int, workdir: str, name: str):
         """Linux: fork, which is fast (torch is already imported) and safe here: this process
         holds no process group and starts no thread. Elsewhere (macOS, where forking a process
         that imported torch can crash): a fresh interpreter that re-runs the test file."""
         if sys.platform == "linux":
-            p = mp.get_context("fork").Process(target=_forked_worker, args=(self, rank, workdir),
-                                               daemon=True)
+            p = mp.get_context("fork").Process(target=_forked_worker,
+                                               args=(self, rank, workdir, name), daemon=True)
             p.start()
             return p
         path = json.dumps([p for p in sys.path if p])
         return subprocess.Popen([sys.executable, "-I", "-B", "-c", _BOOT,
-                                 os.path.abspath(self.test_file), path, str(rank), workdir],
+                                 os.path.abspath(self.test_file), path, str(rank), workdir, name],
                                 stdin=subprocess.DEVNULL)
 
     def run(self, cases: dict) -> list[dict]:
@@ -199,27 +200,38 @@ class Battery:
         return result
 
     def _run_workers(self, cases: dict) -> list[dict]:
+        """Each section in turn on world_size fresh processes; the sections share
+        BATTERY_DEADLINE_S. A rank that reports nothing is recorded as having raised
+        DeadlineExceeded (still running at the deadline) or ChildProcessError (it died)."""
+        results = [{} for _ in range(self.world_size)]
         with tempfile.TemporaryDirectory(prefix="ddp-") as workdir:
             with open(os.path.join(workdir, "cases.pkl"), "wb") as f:
                 pickle.dump(cases, f)
-            procs = [self._start(rank, workdir) for rank in range(self.world_size)]
             deadline = time.monotonic() + BATTERY_DEADLINE_S
-            try:
-                while time.monotonic() < deadline and any(_alive(p) for p in procs):
-                    time.sleep(0.02)
-            finally:
-                for p in procs:
-                    _stop(p)
-            late = {"raised": "DeadlineExceeded",
-                    "message": f"no result within the {BATTERY_DEADLINE_S} s all sections share"}
-            results = [{} for _ in range(self.world_size)]
-            for rank, name in itertools.product(range(self.world_size), self.sections):
-                path = os.path.join(workdir, f"rank{rank}-{name}.pkl")
-                if os.path.exists(path):
-                    with open(path, "rb") as f:
-                        results[rank][name] = pickle.load(f)
-                else:
-                    results[rank][name] = late
+            for name in self.sections:
+                procs = [self._start(rank, workdir, name) for rank in range(self.world_size)]
+                try:
+                    while time.monotonic() < deadline and any(_alive(p) for p in procs):
+                        time.sleep(0.02)
+                    running = [_alive(p) for p in procs]
+                finally:
+                    for p in procs:
+                        _stop(p)
+                for rank, p in enumerate(procs):
+                    path = os.path.join(workdir, f"rank{rank}-{name}.pkl")
+                    if os.path.exists(path):
+                        with open(path, "rb") as f:
+                            results[rank][name] = pickle.load(f)
+                    elif running[rank]:
+                        results[rank][name] = {
+                            "raised": "DeadlineExceeded",
+                            "message": f"no result within the {BATTERY_DEADLINE_S} s all "
+                                       f"sections share"}
+                    else:
+                        results[rank][name] = {
+                            "raised": "ChildProcessError",
+                            "message": f"the rank's process exited (code {_exit_code(p)}) "
+                                       f"before reporting its result"}
         return results
 
     def record(self, rec, name: str, cases: dict, prefix: str = "") -> None:
@@ -253,9 +265,9 @@ class Battery:
 _RESULTS: dict = {}  # cases["key"] -> Battery.run's results, or the exception it raised
 
 
-def _forked_worker(battery: Battery, rank: int, workdir: str) -> None:
+def _forked_worker(battery: Battery, rank: int, workdir: str, name: str) -> None:
     try:
-        battery.worker_main(rank, workdir)
+        battery.worker_main(rank, workdir, name)
     finally:
         os._exit(0)  # never return into the parent's copy of pytest
 
@@ -263,11 +275,15 @@ def _forked_worker(battery: Battery, rank: int, workdir: str) -> None:
 # Elsewhere than Linux, a fresh interpreter per rank re-runs the test file for its BATTERY.
 _BOOT = ("import sys, json, runpy; sys.path[:0] = json.loads(sys.argv[2]); "
          "battery = runpy.run_path(sys.argv[1], run_name='__ddp_worker__')['BATTERY']; "
-         "battery.worker_main(int(sys.argv[3]), sys.argv[4])")
+         "battery.worker_main(int(sys.argv[3]), sys.argv[4], sys.argv[5])")
 
 
 def _alive(p) -> bool:
     return p.is_alive() if isinstance(p, mp.process.BaseProcess) else p.poll() is None
+
+
+def _exit_code(p) -> int | None:
+    return p.exitcode if isinstance(p, mp.process.BaseProcess) else p.returncode
 
 
 def _stop(p) -> None:
@@ -424,7 +440,7 @@ def section_sampler(b: Battery, rank: int, c: dict) -> dict:
     return {**out, **grads(net)}
 
 
-SECTIONS: dict[str, Section] = {  # in this order: a section that hangs costs the ones after it
+SECTIONS: dict[str, Section] = {  # in this order; a hang takes from the deadline they share
     "sampler": section_sampler,
     "broadcast": section_broadcast,
     "average": section_average,
