@@ -9,7 +9,7 @@ stdout/stderr from the named files, replaces its environment with `env`, changes
 sets the `rlimits` ([resource, value] pairs) and runs `boot`
 as `python boot config` would (boot.py ends with os._exit). The server answers
 `{"pid": PID}` with a pidfd of the child attached, reaps its children, and exits when the
-socket closes or its parent dies. A child that cannot start exits 70.
+socket closes (the grader process ended or closed it). A child that cannot start exits 70.
 
 It holds no thread, lock or open file but the socket when it forks.
 """
@@ -127,7 +127,9 @@ def serve(sock: socket.socket) -> None:
 
 def main() -> None:
     del sys.path[0]  # this file's folder: the engine's modules are not the children's
-    die_with_parent()
+    # no PDEATHSIG here: it fires when the grader's *thread* that started us ends (a bulk
+    # executor's); the grader's end of the socket closes when its process does, and serve()
+    # returns then
     sock = socket.socket(fileno=int(sys.argv[1]))
     loaded = preload(json.loads(sys.argv[2]))
     sock.send(json.dumps({"ready": loaded}).encode())

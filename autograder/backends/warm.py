@@ -25,6 +25,7 @@ import socket
 import subprocess
 import sys
 import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from ..assignments import Assignment
@@ -40,6 +41,7 @@ ALWAYS = ("pytest", "numpy")  # what the harness itself imports
 # use_deterministic_algorithms import torch._dynamo: docs/PERFORMANCE.md)
 TORCH_FIRST_USE = ["torch._dynamo", "torch.autograd"]
 READY_S = 300.0  # a server's imports on a loaded machine
+MAX_SERVERS = 4  # per grader process
 
 
 def preload_list(assignment: Assignment) -> list[str]:
@@ -162,12 +164,13 @@ class WarmChild:
 
 
 class WarmServers:
-    """This grader process's fork servers, one per assignment, started on first use and
-    stopped at exit (or when the grader dies: they die with their parent)."""
+    """This grader process's fork servers, one per assignment, started on first use; at most
+    MAX_SERVERS at once (the least recently used is stopped: each holds 0.1-0.5 GB); all stopped
+    at exit (and each stops when the grader process dies: its socket closes)."""
 
     def __init__(self):
         self.lock = threading.Lock()
-        self.servers: dict[str, ForkServer | None] = {}
+        self.servers: OrderedDict[str, ForkServer | None] = OrderedDict()
         atexit.register(self.close)
 
     def get(self, assignment: Assignment) -> ForkServer | None:
@@ -175,12 +178,17 @@ class WarmServers:
         with self.lock:
             server = self.servers.get(key)
             if server is not None and not server.alive():
-                server = self.servers.pop(key)
+                self.servers.pop(key)
             if key not in self.servers:
                 try:
                     self.servers[key] = ForkServer(assignment, scrubbed_env(Path("/nonexistent")))
                 except OSError:
                     self.servers[key] = None  # not here: the host backend runs it
+            self.servers.move_to_end(key)
+            while len(self.servers) > MAX_SERVERS:
+                _, old = self.servers.popitem(last=False)
+                if old is not None:
+                    old.close()  # (the self-test grades one assignment at a time)
             return self.servers[key]
 
     def close(self) -> None:

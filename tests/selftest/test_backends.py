@@ -221,3 +221,31 @@ def test_a_warm_child_gets_the_policys_rlimits_its_own_session_and_environment(t
     assert (tmp_path / "out").read_text().split() == ["MemoryError", "True", str(tmp_path),
                                                       "True"], (tmp_path / "err").read_text()
     assert resource.RLIMIT_AS in [which for _, which, _ in limits]
+
+
+def test_a_warm_server_outlives_the_thread_that_started_it(tmp_path):
+    """A bulk executor's thread may start a server and end: the server must keep serving the
+    process (a parent-death signal would fire on that thread's end)."""
+    import select as select_module
+    import threading
+
+    from autograder.assignments import load as load_course
+    from autograder.backends import warm
+
+    servers = warm.WarmServers()
+    started = []
+    thread = threading.Thread(target=lambda: started.append(servers.get(load_course("minigrad"))))
+    thread.start()
+    thread.join()
+    server = started[0]
+    try:
+        assert server is not None and server.alive()
+        script = tmp_path / "ok.py"
+        script.write_text("import os\nprint('ran')\nimport sys\nsys.stdout.flush()\nos._exit(0)\n")
+        child = server.spawn(script, tmp_path / "c.json", tmp_path / "out", tmp_path / "err",
+                             tmp_path, {"PATH": "/usr/bin:/bin"}, [])
+        select_module.select([child.pidfd], [], [], 60)
+        child.kill()
+        assert (tmp_path / "out").read_text() == "ran\n"
+    finally:
+        servers.close()
