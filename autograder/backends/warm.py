@@ -1,16 +1,17 @@
 """The warm backend, for the course's own code only: children are forks of a warm interpreter
 (backends/forkserver.py) that has imported torch, pytest and whatever the assignment's test
-files import, once per assignment per grader process, instead of a fresh sandboxed
-`python boot.py` each (2-6 s of CPU per child: docs/PERFORMANCE.md).
+files and reference import, once per assignment per grader process, instead of a fresh
+sandboxed `python boot.py` each (2-6 s of CPU per child: docs/PERFORMANCE.md).
 
-The children run the same harness (boot.py, the recording plugin, the forbidden-import hook)
-on the same run folders as the host backend's, and the same runner judges them, so what they
+The children run the same harness (boot.py, the recording plugin, the forbidden-import hook) on
+the same run folders as the host backend's, and the same runner judges them, so what they
 report is what a host child reports; but they run WITHOUT the sandbox (no namespaces, uid or
-cgroup: the run folder, goldens and network are reachable; only the policy's rlimits apply). Only the course
-self-test uses it, for the code the course itself ships (its mutants); it is not in
+cgroup: the run folder, goldens and network are reachable; only the policy's rlimits apply).
+It is for the code the course itself ships: the self-test's mutants and goldens-fresh
+regeneration, the no-work cases, cosmic-ray mutation testing. It is not in
 `backends.REGISTRY`, so no command offers it for a submission (docs/SECURITY.md, "Warm
-children"). A module the assignment forbids outright is never preloaded; where the server
-cannot start, the run falls back to the host backend.
+children"). A module any forbidden rule names is never preloaded; where the server cannot
+start, the run falls back to the host backend.
 """
 
 from __future__ import annotations
