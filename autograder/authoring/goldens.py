@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .. import backends
 from ..assignments import VISIBILITIES, Assignment
+from ..backends import COURSE_CODE
 from ..backends.base import Placement, RunRequest, RunResult, TestPlan
 from ..backends.timeouts import cold_pool
 from ..grading.compare import check_tag, decode_observed, judge, plain_equal, raise_site
@@ -81,8 +82,9 @@ def generate(assignment: Assignment, out_base: Path | None = None, with_mutants:
              policy: SandboxPolicy | None = None, timed: bool = True,
              placement: Placement | None = None) -> dict[str, GoldenStore]:
     """Run the solution in gen mode (and every mutant on the same inputs) on the placement's
-    backend (default: the host); write the stores under out_base (default: the assignment's
-    tests folder). Returns the stores. `timed`: also replay the solution in test order and in
+    backend (default: the host for the solution and its timings, the warm backend for the
+    course's own mutants: backends/warm.py); write the stores under out_base (default: the
+    assignment's tests folder). Returns the stores. `timed`: also replay the solution in test order and in
     reverse and store each test's timing (timeouts.py); without it the stores hold no timings
     (the stale check ignores them)."""
     policy = policy or SandboxPolicy.create()
@@ -112,7 +114,7 @@ def generate(assignment: Assignment, out_base: Path | None = None, with_mutants:
                 return backends.run(RunRequest(assignment, impl, "replay", plan, policy,
                                                inputs_base=base,
                                                timeout_scale=MUTANT_TIMEOUT_SCALE,
-                                               trusted=True), placement)
+                                               trusted=True), placement or COURSE_CODE)
 
         mutants = load_mutants(assignment)
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:

@@ -19,8 +19,8 @@ from autograder import backends
 from autograder.assignments import load
 from autograder.authoring.goldens import _manifest_differences, _timed
 from autograder.authoring.starter import without_markers
-from autograder.backends import runner, timeouts
-from autograder.backends.base import RunRequest, RunResult, TestPlan
+from autograder.backends import base, runner, timeouts
+from autograder.backends.base import RunRequest, RunResult
 from autograder.backends.timeouts import FLOOR_S, MULTIPLE, cold_pool, derived_timeout
 from autograder.grading.judge import grade_submission_root
 from autograder.grading.store import GoldenStore, load_store, load_stores
@@ -129,13 +129,13 @@ def test_goldens_without_timings_keep_the_default_limits(toy, tmp_path):
         del test["seconds"]
     old = GoldenStore.from_dict(data)
     assert all(t.seconds is None for t in old.tests.values()) and old.cold_seconds is None
-    plan = TestPlan.from_stores({"public": old})
+    plan = base.TestPlan.from_stores({"public": old})
     request = RunRequest(toy, toy.solutions, "replay", plan, SandboxPolicy.create())
     assert {request.test_timeout(t) for t in plan.ids} == {toy.test_timeout}
     for bad in ("1", -1.0, True, float("nan"), None):
         data["tests"]["test_add"]["seconds"] = bad
         assert GoldenStore.from_dict(data).tests["test_add"].seconds is None
-    timed = TestPlan.from_stores({"public": load_store(toy, "public")})
+    timed = base.TestPlan.from_stores({"public": load_store(toy, "public")})
     off = replace(toy, measured_timeouts=False)
     assert RunRequest(toy, toy.solutions, "replay", timed, SandboxPolicy.create()) \
         .test_timeout("test_add") < toy.test_timeout
@@ -207,7 +207,7 @@ def test_the_timing_replay_runs_the_tests_in_reverse(toy, monkeypatch):
         return record_end(self, ev)
 
     monkeypatch.setattr(runner.FolderRun, "_record_end", spy)
-    plan = TestPlan.from_stores(load_stores(toy, ("public",)))
+    plan = base.TestPlan.from_stores(load_stores(toy, ("public",)))
     orders = []
     for reverse in (False, True):
         ended.clear()
