@@ -146,17 +146,45 @@ def host(toy_course):
 
 
 
-def leaked_processes() -> list[str]:
-    """Graded children (boot.py) whose run folder no longer exists: they outlived their run."""
-    out = []
+LEAK_GRACE_S = 1.0  # what is neither dying nor gone this much later outlived its run
+
+
+def _dying(pid: int) -> bool:
+    """Whether the process is exiting already: a zombie, or SIGKILL pending (bwrap's inner
+    process gets it when the outer one it serves is killed: --die-with-parent)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    if fields.get("State", "").strip()[:1] in ("Z", "X"):
+        return True
+    sigkill = 1 << 8  # signal 9's bit in the pending masks
+    return any(int(fields.get(k, "0").strip() or "0", 16) & sigkill for k in ("SigPnd", "ShdPnd"))
+
+
+def _orphaned_children() -> dict[int, str]:
+    out = {}
     for pid, argv in command_lines().items():
         for arg in argv:
             text = arg.decode("utf-8", "replace")
             if text.endswith("/lib/autograder/harness/boot.py"):
                 run = Path(text).parents[3]
-                if not run.exists():
-                    out.append(f"{pid}: {' '.join(a.decode('utf-8', 'replace') for a in argv)}")
+                if not run.exists() and not _dying(pid):
+                    out[pid] = " ".join(a.decode("utf-8", "replace") for a in argv)
     return out
+
+
+def leaked_processes() -> list[str]:
+    """Graded children (boot.py) whose run folder no longer exists, that are not exiting and
+    still there LEAK_GRACE_S later: they outlived their run. (The scan sees the whole machine:
+    a concurrent test's child, killed a moment ago, may still be on its way out.)"""
+    found = _orphaned_children()
+    if found:
+        time.sleep(LEAK_GRACE_S)
+        now = _orphaned_children()
+        found = {pid: argv for pid, argv in found.items() if now.get(pid) == argv}
+    return [f"{pid}: {argv}" for pid, argv in found.items()]
 
 
 def hidden_texts(toy_course: Path) -> list[str]:
