@@ -15,7 +15,7 @@ from pathlib import Path
 import jsonschema
 
 from ..assignments import VISIBILITIES, Assignment
-from ..backends import COURSE_CODE as WARM
+from ..backends import COURSE_CODE
 from ..backends.base import Placement, TestRecord
 from ..grading.judge import AssignmentGrade, _judge_test, grade_submission_root
 from ..grading.report import SCHEMA_PATH, render, results_json
@@ -74,7 +74,7 @@ def mutant_problems(assignment: Assignment, mutant: Mutant,
     interpreter with the assignment's imports done, unsandboxed: a mutant is the course's own
     code), 4-6x faster than a fresh sandboxed child; solutions and starter always run where
     submissions do."""
-    placement = placement or WARM
+    placement = placement or COURSE_CODE
     probe = probe_tests(assignment, mutant)
     if not probe:
         return [f"mutant {mutant.name}: the goldens record no test it fails (a new mutant? "
@@ -220,7 +220,7 @@ def goldens_problems(assignment: Assignment, policy: SandboxPolicy | None = None
     code: on the warm backend unless a placement is given; a warm child that reported
     anything but what the sandboxed generation stored would show here as stale)."""
     return [f"stale goldens ({p}); run `make goldens`"
-            for p in stale_report(assignment, policy, replay, placement or WARM)]
+            for p in stale_report(assignment, policy, replay, placement or COURSE_CODE)]
 
 
 def run_selftest(assignment: Assignment, policy: SandboxPolicy | None = None,

@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import discover
-from autograder.authoring.course_selftest import WARM
 from autograder.authoring.mutants import Mutant, materialize
+from autograder.backends import COURSE_CODE
 from autograder.grading.judge import grade_submission_root, task_numbers
 
 NO_WORK_DIR = Path(__file__).resolve().parent / "no_work"
@@ -99,7 +99,7 @@ def test_no_work_earns_no_points(name, path, tmp_path):
     started = time.monotonic()
     # the course's own code: forks of a warm interpreter (backends/warm.py), as the mutants
     grade = grade_submission_root(assignment, assemble(assignment, case, tmp_path), task=task,
-                                  placement=WARM)
+                                  placement=COURSE_CODE)
     seconds = time.monotonic() - started
     ids = {t.id for t in grade.tests}
     assert grade.tests, f"{name} task {task} has no tests"
