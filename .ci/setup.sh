@@ -66,7 +66,11 @@ uv_install() {
 }
 
 # the .pyc files the sandboxed children (python -I -B) read but never write: .ci/warm_bytecode.py
-warm_bytecode() { "$PY" .ci/warm_bytecode.py >/dev/null 2>&1 || true; }
+# (env -u: a PYTHONDONTWRITEBYTECODE or PYTHONPYCACHEPREFIX of the caller must not stop it)
+warm_bytecode() {
+    env -u PYTHONDONTWRITEBYTECODE -u PYTHONPYCACHEPREFIX "$PY" .ci/warm_bytecode.py \
+        >/dev/null 2>&1 || true
+}
 
 if [ "${SETUP_INSTALLER:-uv}" = uv ]; then
     test -x "$PY" || "$PYTHON" -m venv --without-pip .venv

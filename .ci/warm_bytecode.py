@@ -16,6 +16,10 @@ MODULES = ["numpy", "scipy.stats", "scipy.optimize", "scipy.integrate", "torch",
 
 
 def main() -> int:
+    # PYTHONDONTWRITEBYTECODE (set in many CI and container environments) would make this
+    # script write nothing; a pycache prefix would put the files where -I children never look.
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = None
     for name in MODULES:
         try:
             importlib.import_module(name)
