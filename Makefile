@@ -15,13 +15,20 @@ ONLY    ?=          # goldens/selftest: limit to these assignments (default: all
 # the fallback; SETUP_INSTALLER=pip forces pip) and compiles no bytecode; a second run is
 # instant (the stamp files).
 ISTAMP  := .venv/.installed-instructor
+BSTAMP  := .venv/.bytecode
 
-setup: $(STAMP)
+setup: $(STAMP) $(BSTAMP)
 
 $(STAMP): pyproject.toml .ci/setup.sh
 	@bash .ci/setup.sh dev
 	@bash .ci/system-packages.sh
 	@touch $(STAMP)
+
+# the .pyc files the sandboxed children read (they run -B): again whenever the script changes,
+# so a venv set up before a fix to it gets them too
+$(BSTAMP): $(STAMP) .ci/warm_bytecode.py
+	@bash .ci/setup.sh --bytecode
+	@touch $(BSTAMP)
 
 setup-instructor: $(ISTAMP)
 

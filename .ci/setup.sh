@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make setup`: the project's venv (.venv) with the pinned dependencies of pyproject.toml.
 #   bash .ci/setup.sh [EXTRAS]        e.g. "dev" or "dev,instructor" (default: none)
+#   bash .ci/setup.sh --bytecode      only write the children's bytecode (.ci/warm_bytecode.py)
 # Installs with uv (pinned below; pip installs it once from PyPI into SETUP_UV_HOME, default
 # ~/.cache/training-systems-setup/uv-VERSION, so a fresh clone reuses it), handing it
 # pip's own configuration (find-links, indexes, constraints: `pip config list`, PIP_* variables)
@@ -71,6 +72,11 @@ warm_bytecode() {
     env -u PYTHONDONTWRITEBYTECODE -u PYTHONPYCACHEPREFIX "$PY" .ci/warm_bytecode.py \
         >/dev/null 2>&1 || true
 }
+
+if [ "${1:-}" = --bytecode ]; then  # only the bytecode (make's stamp for it)
+    warm_bytecode
+    exit 0
+fi
 
 if [ "${SETUP_INSTALLER:-uv}" = uv ]; then
     test -x "$PY" || "$PYTHON" -m venv --without-pip .venv

@@ -1,9 +1,11 @@
 """Compile the bytecode the sandboxed children need, once, at setup: the children run
 `python -I -B` (they never write .pyc files), and setup installs without compiling, so without
 this every child would recompile what it imports (`import torch` alone: about 6.4 s of CPU
-instead of 2.4 s). Importing the libraries and building one tiny model of each kind the tests
-build makes Python write exactly the .pyc files a graded run reads, in a few seconds - instead
-of compiling all of site-packages. Best effort: a missing library is skipped."""
+instead of 2.4 s). Importing the libraries (a fixed list, then what every assignment's tests,
+common.py and reference import: `autograder.backends.warm.preload_list`) and building one tiny
+model of each kind the tests build makes Python write exactly the .pyc files a graded run
+reads, in a few seconds - instead of compiling all of site-packages. It writes them whatever
+the caller's PYTHONDONTWRITEBYTECODE says. Best effort: a missing library is skipped."""
 
 import importlib
 import sys
@@ -25,6 +27,14 @@ def main() -> int:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - best effort
             pass
+    try:  # what each assignment's tests, common.py and reference import (the warm backend's scan)
+        from autograder.assignments import discover
+        from autograder.backends.forkserver import preload
+        from autograder.backends.warm import preload_list
+        for assignment in discover():
+            preload(preload_list(assignment))
+    except Exception:  # noqa: BLE001 - best effort
+        pass
     try:  # what building and running a small model pulls in lazily
         import torch
         import transformers

@@ -11,8 +11,9 @@ An `assignments/<a>/make_tables.py` computes every block of its README and calls
                                                      # README differs from what the code gives now
     python assignments/<a>/make_tables.py --timings  # also re-measure the timing blocks
 
-Blocks named `timing-...` hold machine-dependent measurements: they are rewritten only with
---timings, and --check only verifies that they are present. The self-test
+Blocks named `timing-...` or `machine-...` hold machine-dependent numbers (measured times; results
+of float32 training, whose rounding differs from one CPU to the next): they are rewritten only
+with --timings, and --check only verifies that they are present. The self-test
 (tests/selftest/test_handout_numbers.py) runs every make_tables.py with --check.
 """
 
@@ -26,7 +27,7 @@ from pathlib import Path
 
 BLOCK = re.compile(r"<!-- generated:(?P<name>[\w.-]+) begin -->\n(?P<body>.*?)\n?"
                    r"<!-- generated:(?P=name) end -->", re.S)
-TIMING = "timing-"
+MACHINE_DEPENDENT = ("timing-", "machine-")
 
 
 def blocks_in(text: str) -> dict[str, str]:
@@ -46,12 +47,12 @@ def with_block(text: str, name: str, body: str) -> str:
 
 def stale(text: str, blocks: dict[str, str]) -> list[str]:
     """One line per problem: a block the code makes that differs or is missing in text, or a
-    block in text that no code makes (timing blocks: only their presence counts)."""
+    block in text that no code makes (machine-dependent blocks: only their presence counts)."""
     have = blocks_in(text)
     out = [f"{name}: missing in the handout" for name in blocks if name not in have]
     out += [f"{name}: the handout differs from what the code gives now"
             for name, body in blocks.items()
-            if name in have and not name.startswith(TIMING) and have[name] != body.rstrip()]
+            if name in have and not name.startswith(MACHINE_DEPENDENT) and have[name] != body.rstrip()]
     out += [f"{name}: no generator makes this block" for name in have if name not in blocks]
     return out
 
@@ -59,10 +60,10 @@ def stale(text: str, blocks: dict[str, str]) -> list[str]:
 def main(readme: Path, generate: Callable[[bool], dict[str, str]],
          timing_names: tuple[str, ...] = (), argv: list[str] | None = None) -> int:
     """Command line of a make_tables.py. generate(timings) returns {name: body} for every block;
-    with timings False it may leave out the `timing-` blocks listed in timing_names."""
+    with timings False it may leave out the machine-dependent blocks listed in timing_names."""
     ap = argparse.ArgumentParser(description="regenerate the handout's generated blocks")
     ap.add_argument("--check", action="store_true", help="compare only; exit 1 when stale")
-    ap.add_argument("--timings", action="store_true", help="also re-measure timing blocks")
+    ap.add_argument("--timings", action="store_true", help="also re-measure machine-dependent blocks")
     ap.add_argument("--readme", type=Path, default=readme, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     text = args.readme.read_text(encoding="utf-8")
@@ -77,7 +78,7 @@ def main(readme: Path, generate: Callable[[bool], dict[str, str]],
             print(f"regenerate: python {Path(sys.argv[0]).as_posix()}", file=sys.stderr)
         return 1 if problems else 0
     for name, body in blocks.items():
-        if name.startswith(TIMING) and not args.timings:
+        if name.startswith(MACHINE_DEPENDENT) and not args.timings:
             continue
         text = with_block(text, name, body)
     args.readme.write_text(text, encoding="utf-8")

@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import boxes  # noqa: E402
+from autograder.backends import host as boxes  # noqa: E402
 from autograder.backends import runner
 from autograder.grading import service
 from autograder.sandbox import SandboxPolicy  # noqa: E402

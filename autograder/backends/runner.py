@@ -356,8 +356,8 @@ class FolderRun:
                         self._collect_error(ev)
                     elif kind == "done":
                         finished = True
-                if exited:
-                    break
+                if exited or finished:  # after `done` the child has nothing left to report:
+                    break  # its pytest summary and exit are not waited for (killed below)
                 now = time.monotonic()
                 if now > self.deadline:
                     reason = "run_timeout"
