@@ -333,7 +333,7 @@ class FolderRun:
             self.collect_errors.append(f"the sandbox could not start the test process: {e}")
             return None, False, "exit"
         reader = EventReader(events_path)
-        current, finished, reason = None, False, "exit"
+        current, finished, complete, reason = None, False, False, "exit"
         idle = req.test_timeout(None) + IDLE_S
         idle_deadline = time.monotonic() + req.test_timeout(None) + STARTUP_S
         test_deadline = None
@@ -356,8 +356,9 @@ class FolderRun:
                         self._collect_error(ev)
                     elif kind == "done":
                         finished = True
-                if exited or finished:  # after `done` the child has nothing left to report:
-                    break  # its pytest summary and exit are not waited for (killed below)
+                        complete = ev.get("exitstatus") in (0, 1)
+                if exited or complete:  # tests passed or failed: nothing is left to report,
+                    break  # so pytest's summary and the exit are not waited for (killed below)
                 now = time.monotonic()
                 if now > self.deadline:
                     reason = "run_timeout"

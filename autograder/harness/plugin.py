@@ -213,7 +213,9 @@ class GradedRun:
         self.emit(event)
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        self.emit({"ev": "done"})
+        # exitstatus 0 or 1 (tests passed or failed): nothing but pytest's summary follows, and
+        # the parent stops the child at once; otherwise it waits for the error pytest prints
+        self.emit({"ev": "done", "exitstatus": int(exitstatus)})
 
     def load_inputs(self, path: Path) -> dict:
         key = str(path)

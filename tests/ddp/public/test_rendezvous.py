@@ -10,7 +10,7 @@ import torch.distributed as dist
 from autograder.harness import graded
 from ddp import dist_env_from
 
-RENDEZVOUS_TIMEOUT_S = 1
+RENDEZVOUS_TIMEOUT_S = 0.5  # gloo gives up after about twice this (1.0 s, at any load)
 
 
 def alone_cases(rng: np.random.Generator) -> list:
@@ -42,6 +42,6 @@ def test_missing_rank_fails_within_timeout(rec, cases):
         environ = {**environ, "MASTER_PORT": str(free_port())}
         start = time.monotonic()
         rec.raises(f"rank 0 of {environ['WORLD_SIZE']}, alone: raises", join_alone, environ)
-        # Gave up within a few timeouts (the default timeout would wait 30 minutes).
+        # Gave up within 20 timeouts (the default timeout would wait 30 minutes).
         rec.exact(f"rank 0 of {environ['WORLD_SIZE']}, alone: gave up within 10 s",
-                  time.monotonic() - start < 10 * RENDEZVOUS_TIMEOUT_S)
+                  time.monotonic() - start < 20 * RENDEZVOUS_TIMEOUT_S)
