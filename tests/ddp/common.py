@@ -169,6 +169,15 @@ class Battery:
             pickle.dump(out, f)
         os.replace(path + ".tmp", path)  # appears only once complete
         if dist.is_initialized():
+            # Stay until every rank of the section is done: a rank that leaves early (raised,
+            # or outside a subgroup) would break a peer still connecting to it, and that peer
+            # would report the broken connection instead of its own result. The parent stops
+            # waiting once every rank has written its result, so a peer stuck for good costs
+            # nothing here.
+            try:
+                dist.barrier()
+            except Exception:  # noqa: BLE001 - the result is written; only the exit is left
+                pass
             dist.destroy_process_group()
 
     def _start(self, rank: int, workdir: str, name: str):
@@ -214,8 +223,12 @@ class Battery:
                 for name in self.sections:
                     procs[name] = [self._start(rank, workdir, name)
                                    for rank in range(self.world_size)]
-                while time.monotonic() < deadline and any(
-                        _alive(p) for ranks in procs.values() for p in ranks):
+                def waiting() -> bool:  # a rank still alive without its result
+                    return any(_alive(p) and not os.path.exists(
+                        os.path.join(workdir, f"rank{rank}-{name}.pkl"))
+                        for name, ranks in procs.items() for rank, p in enumerate(ranks))
+
+                while time.monotonic() < deadline and waiting():
                     time.sleep(0.02)
                 running = {name: [_alive(p) for p in ranks] for name, ranks in procs.items()}
             finally:
