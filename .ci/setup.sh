@@ -68,7 +68,9 @@ uv_install() {
 
 # the .pyc files the sandboxed children (python -I -B) read but never write: .ci/warm_bytecode.py
 # (env -u: a PYTHONDONTWRITEBYTECODE or PYTHONPYCACHEPREFIX of the caller must not stop it)
+# (SETUP_BYTECODE=0: skip it, e.g. for an extra whose packages no child imports)
 warm_bytecode() {
+    [ "${SETUP_BYTECODE:-1}" = 0 ] && return 0
     env -u PYTHONDONTWRITEBYTECODE -u PYTHONPYCACHEPREFIX "$PY" .ci/warm_bytecode.py \
         >/dev/null 2>&1 || true
 }
