@@ -72,10 +72,11 @@ class Timeline:
                 if tl.cprofile is not None:
                     out = tl.cprofile / f"{tl.name}.prof"
                     cmd.argv[i:i] = ["-m", "cProfile", "-o", str(out)]
-                if tl.importtime is not None:
-                    cmd.argv[i:i] = ["-X", "importtime"]
                 if tl.cpu_out is not None:
                     cmd.argv[i:i] = [str(ROOT / "bench" / "child_cpu.py"), str(tl.cpu_out)]
+                if tl.importtime is not None:  # an interpreter option: right after python
+                    j = cmd.argv.index(sys.executable) + 1
+                    cmd.argv[j:j] = ["-X", "importtime"]
                 return cmd
 
             box.sandbox.command = profiled
