@@ -5,14 +5,15 @@ instead of 2.4 s). Importing the libraries (a fixed list, then what every assign
 common.py and reference import: `autograder.backends.warm.preload_list`) and building one tiny
 model of each kind the tests build makes Python write exactly the .pyc files a graded run
 reads, in a few seconds - instead of compiling all of site-packages. It writes them whatever
-the caller's PYTHONDONTWRITEBYTECODE says. Best effort: a missing library is skipped."""
+the caller's PYTHONDONTWRITEBYTECODE says. Best effort: a missing library is skipped (the runner
+images run it too, without transformers or the engine: docker/Dockerfile)."""
 
 import importlib
 import sys
 
 MODULES = ["numpy", "scipy.stats", "scipy.optimize", "scipy.integrate", "torch",
            "torch.distributed", "torch.optim", "torch._dynamo", "torch.nn.functional",
-           "torch.utils.data", "pytest", "pytest_timeout", "hypothesis", "transformers",
+           "torch.utils.data", "pytest", "pytest_timeout", "hypothesis", "regex", "transformers",
            "transformers.models.gpt2.modeling_gpt2", "transformers.models.llama.modeling_llama",
            "transformers.models.clip.modeling_clip"]
 
@@ -35,6 +36,11 @@ def main() -> int:
             preload(preload_list(assignment))
     except Exception:  # noqa: BLE001 - best effort
         pass
+    try:  # what a first optimizer step pulls in lazily (torch._compile -> torch._dynamo)
+        import torch
+        torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1).step()
+    except Exception:  # noqa: BLE001 - best effort
+        pass
     try:  # what building and running a small model pulls in lazily
         import torch
         import transformers
@@ -47,7 +53,6 @@ def main() -> int:
                                                         num_key_value_heads=2),
                                transformers.LlamaForCausalLM)):
             model(config).eval()(torch.zeros(1, 3, dtype=torch.long))
-        torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1).step()
     except Exception:  # noqa: BLE001 - best effort
         pass
     return 0

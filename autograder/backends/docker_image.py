@@ -139,9 +139,13 @@ def wheels(requirements: Path, extra_pip_args: list[str] = ()) -> Path:
     return dest
 
 
+WARM_BYTECODE = ROOT / ".ci" / "warm_bytecode.py"  # run in the image's build, as at setup
+
+
 def context_hash(dockerfile: Path, requirements: Path, base: str) -> str:
     h = hashlib.sha256()
-    for part in (dockerfile.read_bytes(), requirements.read_bytes(), base.encode()):
+    for part in (dockerfile.read_bytes(), requirements.read_bytes(), WARM_BYTECODE.read_bytes(),
+                 base.encode()):
         h.update(part)
         h.update(b"\0")
     return h.hexdigest()[:16]
@@ -168,6 +172,7 @@ def build_runner(podman: Podman, kind: str = "cpu", base: str | None = None,
     with tempfile.TemporaryDirectory(prefix="runner-context-") as ctx:
         shutil.copy(dockerfile, Path(ctx) / "Dockerfile")
         shutil.copy(requirements, Path(ctx) / "requirements.txt")
+        shutil.copy(WARM_BYTECODE, Path(ctx) / "warm_bytecode.py")
         shutil.copytree(wheel_dir, Path(ctx) / "wheels", ignore=shutil.ignore_patterns(".complete"))
         podman.run("build", "--format", "docker", "--network", "host", "--build-arg", f"BASE={base}", "--label",
                    f"{LABEL}={digest}", "-t", tag, ctx, stdout=subprocess.DEVNULL)

@@ -164,7 +164,7 @@ class Battery:
             where = ([f for f in frames if "site-packages" not in f.filename] or frames)[-1]
             out = {"raised": exception_kind(e), "message": f"{str(e)[:300]} (at "
                    f"{os.path.basename(where.filename)}:{where.lineno})"}
-        path = os.path.join(workdir, f"rank{rank}-{name}.pkl")
+        path = _result_path(workdir, rank, name)
         with open(path + ".tmp", "wb") as f:
             pickle.dump(out, f)
         os.replace(path + ".tmp", path)  # appears only once complete
@@ -223,10 +223,10 @@ class Battery:
                 for name in self.sections:
                     procs[name] = [self._start(rank, workdir, name)
                                    for rank in range(self.world_size)]
+
                 def waiting() -> bool:  # a rank still alive without its result
-                    return any(_alive(p) and not os.path.exists(
-                        os.path.join(workdir, f"rank{rank}-{name}.pkl"))
-                        for name, ranks in procs.items() for rank, p in enumerate(ranks))
+                    return any(_alive(p) and not os.path.exists(_result_path(workdir, rank, name))
+                               for name, ranks in procs.items() for rank, p in enumerate(ranks))
 
                 while time.monotonic() < deadline and waiting():
                     time.sleep(0.02)
@@ -237,7 +237,7 @@ class Battery:
                         _stop(p)
             for name, ranks in procs.items():
                 for rank, p in enumerate(ranks):
-                    path = os.path.join(workdir, f"rank{rank}-{name}.pkl")
+                    path = _result_path(workdir, rank, name)
                     if os.path.exists(path):
                         with open(path, "rb") as f:
                             results[rank][name] = pickle.load(f)
@@ -282,6 +282,11 @@ class Battery:
 
 
 _RESULTS: dict = {}  # cases["key"] -> Battery.run's results, or the exception it raised
+
+
+def _result_path(workdir: str, rank: int, name: str) -> str:
+    """Where rank `rank` of section `name` writes its result (it appears only once complete)."""
+    return os.path.join(workdir, f"rank{rank}-{name}.pkl")
 
 
 def _forked_worker(battery: Battery, rank: int, workdir: str, name: str) -> None:
