@@ -1,6 +1,7 @@
 # ruff: noqa  (hostile code on purpose; placeholders are filled in by test_sandbox.py)
 """Attack: write forged "passed" events (with guessed observations) into the events file, into
-the next child's events file, and forged results.json files where an output folder might be.
+the next child's events file, and forged results.json files where an output folder might be;
+the forged `done` claims a clean exit, so the parent stops the child at once.
 (Observations that do not depend on the input, like test_mean_of_nothing's "ValueError", can be
 forged by code that owns the process: SPEC §3 gives such tests few points; docs/SECURITY.md.)"""
 import json
@@ -12,7 +13,7 @@ GUESS = {"test_add": [{"name": f"sum[{i}]", "kind": "close", "value": 0.0, "atol
          "test_order": [{"name": "order", "kind": "check", "value": list(range(12))}],
          "test_mean": [{"name": "mean", "kind": "close", "value": 0.0, "atol": 1e9}]}
 FAKE = "".join(json.dumps({"ev": "end", "id": t, "outcome": "passed", "obs": o}) + "\n"
-               for t, o in GUESS.items()) + '{"ev": "done"}\n'
+               for t, o in GUESS.items()) + '{"ev": "done", "exitstatus": 0}\n'  # "stop me now"
 
 
 def _forge():
