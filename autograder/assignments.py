@@ -17,6 +17,10 @@ ROOT_VARIABLE = "TRAINING_SYSTEMS_ROOT"  # another course folder (the engine's s
 def course_root() -> Path:
     return Path(os.environ.get(ROOT_VARIABLE) or ROOT)
 VISIBILITIES = ("public", "hidden")
+# The public tests' graded input set: inputs drawn from a salted seed the student release never
+# ships, with its own goldens (goldens/graded.json, inputs/graded.json). `grade` judges the
+# public tests on it; the published inputs (inputs/public.json) serve `check` only.
+GRADED_INPUTS = "graded"
 
 
 class AssignmentError(Exception):
@@ -50,11 +54,13 @@ class Assignment:
         (importable as `common`; it ships to students, so nothing hidden-only goes there)."""
         return self.tests_dir / "common.py"
 
-    def goldens_path(self, visibility: str, base: Path | None = None) -> Path:
-        return (base or self.tests_dir) / "goldens" / f"{visibility}.json"
+    def goldens_path(self, store: str, base: Path | None = None) -> Path:
+        """The golden store `store`: a visibility or GRADED_INPUTS."""
+        return (base or self.tests_dir) / "goldens" / f"{store}.json"
 
-    def inputs_path(self, visibility: str, base: Path | None = None) -> Path:
-        return (base or self.tests_dir) / "inputs" / f"{visibility}.json"
+    def inputs_path(self, store: str, base: Path | None = None) -> Path:
+        """The stored inputs of `store`: a visibility or GRADED_INPUTS."""
+        return (base or self.tests_dir) / "inputs" / f"{store}.json"
 
     @property
     def solutions(self) -> Path:

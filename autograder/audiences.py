@@ -10,17 +10,19 @@ student's code itself, so it is given no engine and no goldens).
 
 The audiences:
   child-public, child-hidden  the sandboxed child of one run folder: the harness, that
-                              visibility's test files and inputs, common.py. Never a golden,
-                              solution, checks.py, or the other visibility's tests.
+                              visibility's test files and inputs (a public child: the published
+                              or the graded input set), common.py. Never a golden, solution,
+                              checks.py, or the other visibility's tests.
   release                     the student release: handouts, starter, public tests, inputs and
                               goldens, and only the engine that `check` and local pytest need.
-                              No solutions, hidden material, mutant write-ups, mutation report,
+                              No solutions, hidden material, graded input set (inputs and
+                              goldens), mutant write-ups, mutation report,
                               instructor modules (similarity, bulk, Dask, Gradescope, nbgrader,
                               mutation, goldens, examples, self-test), docker/, bench/, or the
                               handout scripts that import solutions/.
   gradescope                  the trusted parent on Gradescope: the release's engine plus the
                               Gradescope runner, and one assignment's public and hidden tests,
-                              inputs, goldens and (whole) checks.py; files the child reads go
+                              inputs and goldens (graded set too), (whole) checks.py; files the child reads go
                               stubbed.
   nbgrader                    the nbgrader course: handouts and public tests of its assignments.
 """
@@ -74,6 +76,8 @@ def _child(path: PurePosixPath, visibility: str) -> str | None:
     rest = parts[2:]
     if rest == ("common.py",) or rest == ("inputs", f"{visibility}.json"):
         return WHOLE
+    if visibility == "public" and rest == ("inputs", "graded.json"):
+        return WHOLE  # the graded input set, in place of the published one (never both)
     if len(rest) == 2 and rest[0] == visibility and path.name.startswith("test_") \
             and path.suffix == ".py":
         return WHOLE
@@ -91,7 +95,7 @@ def _release(path: PurePosixPath) -> str | None:
     if len(parts) == 2:
         return WHOLE if path.name == "conftest.py" else None
     rest = parts[2:]
-    if rest[0] == "hidden" or path.name == "hidden.json":
+    if rest[0] == "hidden" or path.name in ("hidden.json", "graded.json"):
         return None
     return STUBBED if path.suffix == ".py" else WHOLE
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
 from .. import backends
-from ..assignments import VISIBILITIES, Assignment
+from ..assignments import GRADED_INPUTS, VISIBILITIES, Assignment
 from ..backends import COURSE_CODE
 from ..backends.base import Placement, RunRequest, RunResult, TestPlan
 from ..backends.timeouts import cold_pool
@@ -107,28 +108,89 @@ def generate(assignment: Assignment, out_base: Path | None = None, with_mutants:
         stores = _timed(stores,
                         _timing_run(assignment, plan, policy, base, False, placement),
                         _timing_run(assignment, plan, policy, base, True, placement))
+    if stores["public"].tests:
+        stores[GRADED_INPUTS], inputs[GRADED_INPUTS] = _graded_set(
+            assignment, stores["public"], inputs["public"], policy, base, placement)
     if with_mutants:
-        def run_mutant(mutant):
-            with tempfile.TemporaryDirectory() as tmp:
-                impl = materialize(assignment, mutant, Path(tmp))
-                return backends.run(RunRequest(assignment, impl, "replay", plan, policy,
-                                               inputs_base=base,
-                                               timeout_scale=MUTANT_TIMEOUT_SCALE,
-                                               trusted=True), placement or COURSE_CODE)
-
-        mutants = load_mutants(assignment)
-        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            results = list(pool.map(run_mutant, mutants))
-        for mutant, res in zip(mutants, results):
-            for vis, store in stores.items():
-                values = _failing_values(assignment, store, inputs[vis], res)
-                store.mutants[mutant.name] = MutantValues(
-                    mutant.name, mutant.hint, _kept_for_hints(values),
-                    tuple(_failed_tests(store, res, values)), _raise_sites(store, res),
-                    _failure_tags(assignment, store, inputs[vis], values))
-    for vis, store in stores.items():
-        store.dump(assignment.goldens_path(vis, base))
+        _add_mutants(assignment, stores, inputs, policy, base, placement)
+    for name, store in stores.items():
+        store.dump(assignment.goldens_path(name, base))
     return stores
+
+
+def _add_mutants(assignment: Assignment, stores: dict[str, GoldenStore], inputs: dict[str, dict],
+                 policy: SandboxPolicy, base: Path, placement: Placement | None) -> None:
+    """Every mutant replayed on the stored inputs (the published sets, then the public tests on
+    the graded set), its failing values, failed tests, raise sites and tags added to each
+    store."""
+    shown = {v: stores[v] for v in VISIBILITIES}
+    runs = [(TestPlan.from_stores(shown), False)]
+    if GRADED_INPUTS in stores:
+        runs.append((TestPlan.from_stores({"public": stores[GRADED_INPUTS]}), True))
+
+    def run_mutant(job):
+        mutant, (plan, graded) = job
+        with tempfile.TemporaryDirectory() as tmp:
+            impl = materialize(assignment, mutant, Path(tmp))
+            return backends.run(RunRequest(assignment, impl, "replay", plan, policy,
+                                           inputs_base=base, timeout_scale=MUTANT_TIMEOUT_SCALE,
+                                           trusted=True, graded_public=graded),
+                                placement or COURSE_CODE)
+
+    mutants = load_mutants(assignment)
+    jobs = [(m, run) for m in mutants for run in runs]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        results = dict(zip(((m.name, graded) for m, (_, graded) in jobs),
+                           pool.map(run_mutant, jobs)))
+    for mutant in mutants:
+        for name, store in stores.items():
+            res = results[(mutant.name, name == GRADED_INPUTS)]
+            values = _failing_values(assignment, store, inputs[name], res)
+            store.mutants[mutant.name] = MutantValues(
+                mutant.name, mutant.hint, _kept_for_hints(values),
+                tuple(_failed_tests(store, res, values)), _raise_sites(store, res),
+                _failure_tags(assignment, store, inputs[name], values))
+
+
+def _graded_set(assignment: Assignment, public: GoldenStore, published: dict,
+                policy: SandboxPolicy, base: Path,
+                placement: Placement | None) -> tuple[GoldenStore, dict]:
+    """The public tests' graded input set: the solution in gen mode on inputs drawn from the
+    salted seeds (the committed store's salt, else a new secret one), its inputs written to
+    inputs/graded.json. Each test keeps its published spec (points, task, timings) with the
+    expected values of the new inputs; a test whose inputs do not change with the seed (no
+    `cases=`, or a generator that ignores its rng: a worked example) carries 0 points there."""
+    salt = graded_salt(assignment)
+    result = backends.run(RunRequest(assignment, assignment.solutions, "gen",
+                                     TestPlan.from_stores({"public": public}), policy,
+                                     default_timeout=GEN_TEST_TIMEOUT,
+                                     run_timeout=GEN_RUN_TIMEOUT, inputs_base=base,
+                                     seed_salt=salt), placement)
+    made, inputs = _manifest_from_run(assignment, result)
+    fresh = made["public"].tests
+    if fresh.keys() != public.tests.keys():
+        raise GoldenError(f"{assignment.name}: the graded input set ran other tests than the "
+                          f"published one: {sorted(fresh.keys() ^ public.tests.keys())}")
+    tests = {}
+    for tid, spec in public.tests.items():
+        same = _near(decode(published[tid]) if tid in published else None,
+                     decode(inputs["public"][tid]) if tid in inputs["public"] else None, 0.0)
+        tests[tid] = replace(spec, observations=fresh[tid].observations,
+                             points=0.0 if same else spec.points)
+    path = assignment.inputs_path(GRADED_INPUTS, base)
+    path.write_text(json.dumps(inputs["public"], separators=(",", ":")) + "\n")
+    return (GoldenStore(assignment.name, "public", tests, {}, public.cold_seconds, salt),
+            inputs["public"])
+
+
+def graded_salt(assignment: Assignment) -> str:
+    """The salt of the graded input set: the committed store's (a regeneration, the stale
+    check, reproduces its inputs), else a new secret one."""
+    try:
+        salt = load_store(assignment, GRADED_INPUTS).seed_salt
+    except StoreError:
+        salt = ""
+    return salt or secrets.token_hex(16)
 
 
 def _timing_run(assignment: Assignment, plan: TestPlan, policy: SandboxPolicy, base: Path,
@@ -249,23 +311,30 @@ def stale_report(assignment: Assignment, policy: SandboxPolicy | None = None,
         fresh = generate(assignment, Path(tmp), with_mutants=False, policy=policy, timed=False,
                          placement=placement)
         committed = {}
-        for vis in VISIBILITIES:
+        for name in fresh:
             try:
-                committed[vis] = load_store(assignment, vis)
+                committed[name] = load_store(assignment, name)
             except StoreError as e:
                 problems.append(str(e))
                 continue
-            if not _near(decode_inputs(load_inputs(assignment, vis)),
-                         decode_inputs(load_inputs(assignment, vis, Path(tmp)))):
-                problems.append(f"{vis} inputs differ from what the generators produce now")
-            problems += _manifest_differences(committed[vis], fresh[vis])
+            if not _near(decode_inputs(load_inputs(assignment, name)),
+                         decode_inputs(load_inputs(assignment, name, Path(tmp)))):
+                problems.append(f"{name} inputs differ from what the generators produce now")
+            problems += _manifest_differences(committed[name], fresh[name], name)
     if problems or not committed or not replay:
         return problems
-    result = backends.run(RunRequest(assignment, assignment.solutions, "replay",
-                                     TestPlan.from_stores(committed), policy, trusted=True),
-                          placement)
+    shown = {v: committed[v] for v in VISIBILITIES}
+    both = backends.run(RunRequest(assignment, assignment.solutions, "replay",
+                                   TestPlan.from_stores(shown), policy, trusted=True), placement)
+    results = {v: both for v in VISIBILITIES}
+    if GRADED_INPUTS in committed:
+        results[GRADED_INPUTS] = backends.run(
+            RunRequest(assignment, assignment.solutions, "replay",
+                       TestPlan.from_stores({"public": committed[GRADED_INPUTS]}), policy,
+                       trusted=True, graded_public=True), placement)
     for vis, store in committed.items():
         inputs = load_inputs(assignment, vis)
+        result = results[vis]
         for tid, test in store.tests.items():
             rec = result.records[tid]
             if rec.status != "ended" or rec.outcome != "passed":
@@ -283,10 +352,13 @@ def stale_report(assignment: Assignment, policy: SandboxPolicy | None = None,
     return problems
 
 
-def _manifest_differences(old_store: GoldenStore, new_store: GoldenStore) -> list[str]:
+def _manifest_differences(old_store: GoldenStore, new_store: GoldenStore,
+                          name: str = "") -> list[str]:
+    """How the manifest of `new_store` differs from `old_store` (store `name`, default its
+    visibility): test ids, points, timeouts, files, observation names, kinds, tolerances."""
     problems = []
+    vis = name or old_store.visibility
     old_tests, new_tests = old_store.tests, new_store.tests
-    vis = old_store.visibility
     if old_tests.keys() != new_tests.keys():
         return [f"{vis} test ids differ: committed {sorted(old_tests)} vs now {sorted(new_tests)}"]
     for tid, new in new_tests.items():

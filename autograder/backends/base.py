@@ -142,10 +142,22 @@ class RunRequest:
     trusted: bool = False  # the course's own code (solutions, mutants): no hidden refusal
     gpus: str | None = None
     reverse: bool = False  # run the tests in reverse order (golden time: timing the reference)
+    # the public tests run on the graded input set (inputs/graded.json, never shipped) instead
+    # of the published one, and what their child prints or raises is redacted as a hidden one's
+    graded_public: bool = False
+    seed_salt: str = ""  # gen mode: generate the graded input set from this salt
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"run mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+
+    @property
+    def redacted(self) -> tuple[str, ...]:
+        """The visibilities whose child's output never reaches the student: hidden tests, and
+        public tests run on the graded input set (a graded replay only)."""
+        if self.mode != "replay":
+            return ()
+        return tuple(v for v in self.visibilities if v == "hidden" or self.graded_public)
 
     @property
     def visibilities(self) -> tuple[str, ...]:
@@ -181,7 +193,8 @@ class RunRequest:
             "default_timeout": self.default_timeout, "run_timeout": self.run_timeout,
             "inputs_base": None if self.inputs_base is None else str(self.inputs_base),
             "keep": self.keep, "timeout_scale": self.timeout_scale, "trusted": self.trusted,
-            "gpus": self.gpus, "reverse": self.reverse,
+            "gpus": self.gpus, "reverse": self.reverse, "graded_public": self.graded_public,
+            "seed_salt": self.seed_salt,
         }
 
     @classmethod
@@ -196,7 +209,8 @@ class RunRequest:
                    policy, data["default_timeout"], data["run_timeout"],
                    None if data["inputs_base"] is None else Path(data["inputs_base"]),
                    bool(data["keep"]), float(data["timeout_scale"]), bool(data["trusted"]),
-                   _opt_str(data.get("gpus")), bool(data.get("reverse", False)))
+                   _opt_str(data.get("gpus")), bool(data.get("reverse", False)),
+                   bool(data.get("graded_public", False)), str(data.get("seed_salt", "")))
 
 
 def _opt_str(value: object) -> str | None:

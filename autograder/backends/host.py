@@ -8,6 +8,7 @@ import signal
 import subprocess
 from pathlib import Path
 
+from ..assignments import GRADED_INPUTS
 from ..sandbox import Capabilities, RunSandbox, readable_by_others
 from .base import Child, RunRequest, RunResult
 from .runner import run_tests
@@ -44,7 +45,8 @@ class HostBox:
             return (f"hidden tests NOT RUN: with {no_ns} and no separate uid "
                     f"({caps.why.get('user', 'missing')}), the submitted code could read the "
                     f"hidden goldens; install bubblewrap or run the grader as root")
-        if readable_by_others(request.assignment.goldens_path("hidden")):
+        if any(readable_by_others(request.assignment.goldens_path(store))
+               for store in ("hidden", GRADED_INPUTS)):
             return (f"hidden tests NOT RUN: with {no_ns}, the hidden goldens must be unreadable "
                     f"to other users and they are not (chmod -R go-rwx the course's tests "
                     f"folder, or install bubblewrap)")

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path, PurePosixPath
 
-from ..assignments import VISIBILITIES, Assignment
+from ..assignments import GRADED_INPUTS, VISIBILITIES, Assignment
 from ..audiences import share
 from ..harness.config import ChildConfig
 from ..sandbox import Capabilities, capabilities
@@ -95,10 +95,12 @@ def _tail(path: Path) -> str:
 
 
 def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple[str, ...],
-                    inputs_base: Path | None) -> Path:
+                    inputs_base: Path | None, graded_public: bool = False) -> Path:
     """A fresh folder with exactly what the child needs: harness, implementation copy, test
     files, stored inputs, each as `audiences.share("child-<visibility>", ...)` allows. No
-    goldens, no solutions, nothing else."""
+    goldens, no solutions, nothing else. With `graded_public`, the public tests' inputs are
+    the graded input set (inputs/graded.json), placed where the published ones would be: the
+    child cannot tell which set it runs on."""
     run = Path(tempfile.mkdtemp(prefix=f"grade-{assignment.name}-"))
     lib = run / "lib" / "autograder"
     (lib / "harness").mkdir(parents=True)
@@ -116,8 +118,9 @@ def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple
         for f in assignment.test_files(vis):
             if share(f"child-{vis}", tests / vis / f.name):
                 shutil.copy2(f, run / "tests" / vis / f.name)
-        src = assignment.inputs_path(vis, inputs_base)
-        if src.exists() and share(f"child-{vis}", tests / "inputs" / f"{vis}.json"):
+        stored = GRADED_INPUTS if graded_public and vis == "public" else vis
+        src = assignment.inputs_path(stored, inputs_base)
+        if src.exists() and share(f"child-{vis}", tests / "inputs" / f"{stored}.json"):
             shutil.copy2(src, run / "inputs" / f"{vis}.json")
     if assignment.common_module.exists() and any(share(f"child-{v}", tests / "common.py")
                                                  for v in visibilities):
@@ -145,7 +148,7 @@ class); never raises for anything a child does.
     deadline = started + request.run_limit()
     caps = capabilities(request.policy)
     visibilities = request.visibilities
-    refusal = make_box.hidden_refusal(request, caps) if "hidden" in visibilities else None
+    refusal = make_box.hidden_refusal(request, caps) if request.redacted else None
     if (SEPARATE_HIDDEN or refusal) and request.mode == "replay" and len(visibilities) > 1:
         groups = [(v,) for v in visibilities]
     else:
@@ -154,7 +157,7 @@ class); never raises for anything a child does.
     for group in groups:
         folder = FolderRun(request, group, deadline, caps, make_box)
         folder.hard_deadline = started + MAX_RUN_FACTOR * request.run_limit()
-        if refusal is not None and "hidden" in group:
+        if refusal is not None and set(group) & set(request.redacted):
             folder.refuse(refusal)
         else:
             folder.run()
@@ -188,7 +191,9 @@ class FolderRun:
         self.restarts, self.stderr_tail = 0, ""
         limit = request.run_limit()
         self.hard_deadline = deadline + (MAX_RUN_FACTOR - 1) * limit
-        self.redact = "hidden" in visibilities and request.mode == "replay"
+        self.redact = bool(set(visibilities) & set(request.redacted))
+        # how a redacted folder's tests are named in what the student sees
+        self.label = "hidden" if "hidden" in visibilities else "graded public"
 
     def refuse(self, reason: str) -> FolderRun:
         """Run nothing: every test of this folder is recorded as refused for `reason`."""
@@ -201,7 +206,8 @@ class FolderRun:
         if self.remaining == []:
             return self
         req = self.request
-        run = prepare_run_dir(req.assignment, req.impl_root, self.visibilities, req.inputs_base)
+        run = prepare_run_dir(req.assignment, req.impl_root, self.visibilities, req.inputs_base,
+                              req.graded_public)
         box = None
         try:
             box = self.make_box(run, req, self.caps)
@@ -267,8 +273,8 @@ class FolderRun:
         """One line for what the caps cut. A hidden child chose how much it wrote: the count
         would be a channel, so its line gives none."""
         if self.redact and (self.errors_cut or self.events_cut):
-            self.collect_errors.append("the hidden tests' process wrote more than the grader "
-                                       "reads; the rest was cut")
+            self.collect_errors.append(f"the {self.label} tests' process wrote more than the "
+                                       f"grader reads; the rest was cut")
             return
         if self.errors_cut:
             self.collect_errors.append(f"... {self.errors_cut:,} more collection errors cut "
@@ -291,7 +297,7 @@ class FolderRun:
         if not finished and remaining and reason != "run_timeout":
             shown = self.stderr_tail
             self.collect_errors.append(
-                ("the hidden tests' process" if self.redact else "the test process")
+                (f"the {self.label} tests' process" if self.redact else "the test process")
                 + " exited before running these tests"
                 + (f"; its last output:\n{shown[-800:]}" if shown else ""))
         if reason == "run_timeout" and not any(
@@ -312,7 +318,7 @@ class FolderRun:
                         if file is None or f.name == file],
             plan=ids, forbidden=list(req.assignment.forbidden),
             timeouts={i: req.test_timeout(i) for i in ids or []} if req.mode == "replay" else {},
-            reverse=req.reverse,
+            reverse=req.reverse, seed_salt=req.seed_salt,
         )
 
     def _child(self, box: ChildBox, run: Path, attempt: int, ids: list[str] | None,
@@ -381,6 +387,8 @@ class FolderRun:
     def _collect_error(self, ev: dict) -> None:
         """Keep a collection error once (a file collected again in a new child repeats it), at
         most MAX_ERRORS_PER_FILE per test file and MAX_COLLECT_ERRORS in all; count the rest."""
+        if self.redact and "hidden" not in self.visibilities:
+            return  # the graded public tests: the same files on the published inputs say it
         if self.redact:
             message = "a hidden test file could not be collected (details hidden)"
             if message not in self.collect_errors:

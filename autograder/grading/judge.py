@@ -12,17 +12,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import backends
-from ..assignments import VISIBILITIES, Assignment
+from ..assignments import GRADED_INPUTS, VISIBILITIES, Assignment
 from ..backends.base import Placement, RunRequest, RunResult, TestPlan, TestRecord
 from ..harness.plaindata import PlainDataError, decode
 from ..sandbox import SandboxPolicy
 from .compare import judge, observations, raise_site, ranked_hints, short
 from .found_instead import found_instead
 from .intake import find_package, stage, staging_dir
-from .store import GoldenStore, TestSpec, load_inputs, load_stores
+from .store import GoldenStore, TestSpec, load_inputs, load_store, load_stores
 from .tasks import natural_key
 
 HIDDEN_FAILED = "Hidden test failed."
+GRADED_FAILED = "Failed on the graded inputs."
 MAX_MESSAGE_CHARS = 4000  # one test's student-visible message; the rest is cut with a note
 
 
@@ -121,32 +122,87 @@ def grade_staged(assignment: Assignment, impl_root: Path,
                  policy: SandboxPolicy | None = None,
                  task: int | None = None,
                  ids: frozenset[str] | None = None,
-                 placement: Placement | None = None) -> AssignmentGrade:
+                 placement: Placement | None = None,
+                 graded_inputs: bool | None = None) -> AssignmentGrade:
     """Run and judge an implementation already staged at impl_root/<package> (with `task`:
-    only that task's tests; with `ids`: only those tests)."""
+    only that task's tests; with `ids`: only those tests).
+
+    `graded_inputs` (default: whether the hidden tests run, i.e. a graded run, not a check):
+    the public tests are judged on the graded input set (SPEC §3: a point is earned only on
+    inputs the student never had), and what their child printed there is never shown. Each
+    public test that fails there runs again on the published inputs, for its message: the
+    failure the student's own check shows, or that it passes only on the published inputs."""
     policy = policy or SandboxPolicy.create()
     started = time.monotonic()
+    graded = ("hidden" in visibilities) if graded_inputs is None else graded_inputs
     stores = task_stores(assignment, visibilities, task, ids)
+    judged = dict(stores)
+    if graded and "public" in stores:
+        judged["public"] = _restricted(load_store(assignment, GRADED_INPUTS),
+                                       set(stores["public"].tests))
     # the trusted checks module may import heavy oracles (scipy, torch): load it meanwhile
     checks_loader = threading.Thread(target=lambda: assignment.checks, daemon=True)
     checks_loader.start()
-    request = RunRequest(assignment, impl_root, "replay", TestPlan.from_stores(stores), policy)
+    request = RunRequest(assignment, impl_root, "replay", TestPlan.from_stores(judged), policy,
+                         graded_public=graded)
     result = backends.run(request, placement)
     checks_loader.join()
     tests = []
-    for vis, store in stores.items():
-        inputs = load_inputs(assignment, vis)
+    for vis, store in judged.items():
+        on_graded = graded and vis == "public"
+        inputs = load_inputs(assignment, GRADED_INPUTS if on_graded else vis)
         for test_id, spec in store.tests.items():
             tests.append(_judge_test(assignment, store, spec, inputs.get(test_id),
                                      result.records.get(test_id, TestRecord(test_id)),
-                                     bool(result.collect_errors)))
-    return AssignmentGrade(assignment, tests, problems=_dedupe(result.collect_errors),
+                                     bool(result.collect_errors), on_graded or vis != "public"))
+    problems = list(result.collect_errors)
+    failing = {t.id for t in tests if t.visibility == "public" and not t.passed
+               and result.records.get(t.id, TestRecord(t.id)).status != "refused"}
+    if graded and failing:
+        published = _restricted(stores["public"], failing)
+        shown = backends.run(RunRequest(assignment, impl_root, "replay",
+                                        TestPlan.from_stores({"public": published}), policy),
+                             placement)
+        inputs = load_inputs(assignment, "public")
+        feedback = {tid: _judge_test(assignment, published, spec, inputs.get(tid),
+                                     shown.records.get(tid, TestRecord(tid)),
+                                     bool(shown.collect_errors))
+                    for tid, spec in published.tests.items()}
+        tests = [_with_feedback(t, feedback.get(t.id)) if t.visibility == "public" else t
+                 for t in tests]
+        problems = list(shown.collect_errors) + problems
+    return AssignmentGrade(assignment, tests, problems=_dedupe(problems),
                            wall_s=time.monotonic() - started, run=result)
 
 
+PUBLISHED_ONLY = ("passes on the published inputs (your local check) but not on the graded "
+                  "inputs: your code gives the right answer only on the published inputs")
+
+
+def _with_feedback(graded: TestResult, published: TestResult | None) -> TestResult:
+    """A public test that failed on the graded inputs, with the message of its run on the
+    published inputs (which the student has: nothing of the graded run shows) and the hints
+    of both runs, the graded run's first."""
+    if graded.passed or published is None:
+        return graded
+    hints = graded.hints + [h for h in published.hints if h not in graded.hints]
+    message = PUBLISHED_ONLY if published.passed else published.message
+    return replace(graded, message=message, hints=hints[:len(graded.hints) or None],
+                   not_run=None if published.passed else published.not_run)
+
+
+def _restricted(store: GoldenStore, ids: set[str]) -> GoldenStore:
+    """`store` with only the tests in `ids` (order kept)."""
+    return replace(store, tests={i: t for i, t in store.tests.items() if i in ids})
+
+
 def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_data,
-                rec: TestRecord, collect_failed: bool = False) -> TestResult:
+                rec: TestRecord, collect_failed: bool = False,
+                redacted: bool | None = None) -> TestResult:
+    """One test's result. `redacted` (default: a hidden test): its message shows only that it
+    failed (and a builtin exception's name), nothing computed from its comparison."""
     vis, test_id = store.visibility, spec.id
+    redacted = vis != "public" if redacted is None else redacted
     result = TestResult(assignment.name, test_id, spec.file, vis, spec.points, False,
                         task=spec.task, task_title=spec.task_title)
     try:
@@ -192,8 +248,9 @@ def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inpu
     result.passed = (rec.status == "ended" and rec.outcome == "passed" and not failing
                      and not missing)
     if not result.passed:
-        result.message = capped(_student_message(vis, rec, details, collect_failed))
-        if vis == "public":  # a hidden test's message shows only that it failed
+        result.message = capped(_student_message(
+            redacted, rec, details, HIDDEN_FAILED if vis != "public" else GRADED_FAILED))
+        if not redacted:  # a hidden test's message shows only that it failed
             result.not_run = not_run
     return result
 
@@ -257,19 +314,20 @@ def _dedupe(problems: list[str]) -> list[str]:
                         if len(group) > 1 else "") for group in seen.values()]
 
 
-def _student_message(vis: str, rec: TestRecord, details: list[str],
-                     collect_failed: bool = False) -> str:
-    """Public tests show what went wrong. A hidden test shows only that it failed and, when it
-    raised, a builtin exception's name: nothing computed from its hidden comparison (which
-    output failed, a hint, a value) reaches the student, or it would be a covert channel."""
-    if vis == "public":
+def _student_message(redacted: bool, rec: TestRecord, details: list[str],
+                     failed: str = HIDDEN_FAILED) -> str:
+    """Public tests show what went wrong. A redacted test (hidden, or public on the graded
+    inputs) shows only that it failed and, when it raised, a builtin exception's name: nothing
+    computed from its comparison (which output failed, a value) reaches the student, or it
+    would be a covert channel."""
+    if not redacted:
         shown = details[:6] + ([f"... and {len(details) - 6} more"] if len(details) > 6 else [])
         return "\n".join(shown)
-    if rec.status == "refused":  # the grader could not keep the hidden goldens secret
-        return f"{HIDDEN_FAILED} {rec.error}"
+    if rec.status == "refused":  # the grader could not keep the goldens secret
+        return f"{failed} {rec.error}"
     if rec.status == "ended" and rec.outcome != "passed" and rec.error_type:
-        return f"{HIDDEN_FAILED} It raised {rec.error_type}."
-    return HIDDEN_FAILED
+        return f"{failed} It raised {rec.error_type}."
+    return failed
 
 
 def task_stores(assignment: Assignment, visibilities: tuple[str, ...],

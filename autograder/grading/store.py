@@ -1,13 +1,18 @@
 """The golden store, typed: what `make goldens` writes and the trusted parent alone reads.
 
-tests/<a>/goldens/<vis>.json (public ships to students; hidden never leaves the parent):
+tests/<a>/goldens/<store>.json, a store per visibility plus the public tests' graded input set
+(public ships to students; hidden and graded never leave the parent):
   {"assignment", "visibility", "cold_seconds",
    "tests": {id: {"points", "timeout", "file", "task", "task_title", "seconds",
                   "observations": {name: {"kind", "atol", "rtol", "check", "expected"}}}},
    "mutants": {name: {"hint", "values": {id: {obs: value}}, "fails": [id, ...],
                       "raises": {id: {"kind", "at", "recorded": [obs, ...]}},
-                      "tags": {id: {obs: tag}}}}}
-tests/<a>/inputs/<vis>.json (enters the sandbox): {id: encoded cases}
+                      "tags": {id: {obs: tag}}}},
+   "seed_salt" (graded only)}
+tests/<a>/inputs/<store>.json (enters the sandbox): {id: encoded cases}
+The graded store (`assignments.GRADED_INPUTS`) holds the public tests, visibility "public", with
+the expected values, mutant values and points for inputs drawn from its salted seeds; a test
+whose inputs do not depend on the seed (a worked example) carries no points there.
 
 `seconds` (the reference's slowest measured run of the test) and `cold_seconds` (the one-off
 costs any test may pay first) size the per-test limits (autograder/backends/timeouts.py); stores written
@@ -82,6 +87,9 @@ class GoldenStore:
     tests: dict[str, TestSpec]
     mutants: dict[str, MutantValues]
     cold_seconds: float | None = None  # one-off costs any of its tests may pay (timeouts.py)
+    # the graded input set's store only: the salt its inputs' seeds were drawn with (kept so
+    # that a regeneration reproduces them; instructor-only, like the store itself)
+    seed_salt: str = ""
 
     @classmethod
     def from_dict(cls, data: dict) -> GoldenStore:
@@ -97,7 +105,7 @@ class GoldenStore:
                                           m.get("tags", {}), "raises" in m)
                        for name, m in data.get("mutants", {}).items()}
             return cls(data["assignment"], data["visibility"], tests, mutants,
-                       _seconds(data.get("cold_seconds")))
+                       _seconds(data.get("cold_seconds")), str(data.get("seed_salt", "")))
         except (KeyError, TypeError, ValueError) as e:
             raise StoreError(f"malformed golden store ({type(e).__name__}: {e})") from None
 
@@ -110,8 +118,11 @@ class GoldenStore:
         mutants = {name: {"hint": m.hint, "values": m.values, "fails": list(m.fails),
                           "raises": m.raises, "tags": m.tags}
                    for name, m in self.mutants.items()}
-        return {"assignment": self.assignment, "visibility": self.visibility, "tests": tests,
+        data = {"assignment": self.assignment, "visibility": self.visibility, "tests": tests,
                 "mutants": mutants, "cold_seconds": self.cold_seconds}
+        if self.seed_salt:
+            data["seed_salt"] = self.seed_salt
+        return data
 
     def dump(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -138,8 +149,9 @@ def _seconds(value: object) -> float | None:
     return float(value) if 0 <= value < float("inf") else None
 
 
-def load_store(assignment: Assignment, visibility: str, base: Path | None = None) -> GoldenStore:
-    path = assignment.goldens_path(visibility, base)
+def load_store(assignment: Assignment, store: str, base: Path | None = None) -> GoldenStore:
+    """The golden store `store` (a visibility or GRADED_INPUTS)."""
+    path = assignment.goldens_path(store, base)
     if not path.exists():
         raise StoreError(f"no goldens at {path}: run `make goldens`")
     try:
@@ -154,7 +166,7 @@ def load_stores(assignment: Assignment, visibilities: tuple[str, ...] = VISIBILI
     return {v: load_store(assignment, v, base) for v in visibilities}
 
 
-def load_inputs(assignment: Assignment, visibility: str, base: Path | None = None) -> dict:
-    """{test id: encoded cases} (empty when the assignment stores none)."""
-    path = assignment.inputs_path(visibility, base)
+def load_inputs(assignment: Assignment, store: str, base: Path | None = None) -> dict:
+    """{test id: encoded cases} of `store` (empty when the assignment stores none)."""
+    path = assignment.inputs_path(store, base)
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}

@@ -13,7 +13,8 @@ class ChildConfig:
     """One child's run: `mode` gen|replay, the assignment's name, where its events go, the
     run folder's paths (lib: the harness; impl: the package under test; workdir; rootdir: the
     tests; ini: pytest's), each visibility's stored inputs file, the test files to collect,
-    `plan` (test ids to run, None: every test), the forbidden modules, per-test timeouts."""
+    `plan` (test ids to run, None: every test), the forbidden modules, per-test timeouts, and
+    (gen mode) the salt of the input seeds."""
 
     mode: str
     assignment: str
@@ -29,6 +30,7 @@ class ChildConfig:
     forbidden: list[str] = field(default_factory=list)
     timeouts: dict[str, float] = field(default_factory=dict)
     reverse: bool = False  # run the tests in reverse order (golden time: timing the reference)
+    seed_salt: str = ""  # gen mode: the graded input set's salt ("" : the published inputs)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
