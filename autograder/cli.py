@@ -165,9 +165,13 @@ def cmd_goldens(args: argparse.Namespace) -> int:
         except GoldenError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
-        n = sum(len(s.tests) for s in stores.values())
+        n = len(stores["public"].tests) + len(stores["hidden"].tests)
         m = len(stores["public"].mutants)
         print(f"{name}: {n} tests, {m} mutants, {time.monotonic() - started:.1f} s")
+        fixed = [t for t, spec in stores.get("graded", stores["public"]).tests.items()
+                 if spec.points == 0 < stores["public"].tests[t].points]
+        if fixed:
+            print(f"  worth 0 in grade (the published goldens pass them): {', '.join(fixed)}")
     return 0
 
 

@@ -158,8 +158,9 @@ def _graded_set(assignment: Assignment, public: GoldenStore, published: dict,
     """The public tests' graded input set: the solution in gen mode on inputs drawn from the
     salted seeds (the committed store's salt, else a new secret one), its inputs written to
     inputs/graded.json. Each test keeps its published spec (points, task, timings) with the
-    expected values of the new inputs; a test whose inputs do not change with the seed (no
-    `cases=`, or a generator that ignores its rng: a worked example) carries 0 points there."""
+    expected values of the new inputs. A test that the published goldens would pass there too
+    carries 0 points in it: its inputs ignore the seed (no `cases=`, a worked example) or its
+    expected values do not depend on them (a verdict such as "raises ValueError")."""
     salt = graded_salt(assignment)
     result = backends.run(RunRequest(assignment, assignment.solutions, "gen",
                                      TestPlan.from_stores({"public": public}), policy,
@@ -173,14 +174,23 @@ def _graded_set(assignment: Assignment, public: GoldenStore, published: dict,
                           f"published one: {sorted(fresh.keys() ^ public.tests.keys())}")
     tests = {}
     for tid, spec in public.tests.items():
-        same = _near(decode(published[tid]) if tid in published else None,
-                     decode(inputs["public"][tid]) if tid in inputs["public"] else None, 0.0)
+        replayable = _near(decode(published[tid]) if tid in published else None,
+                           decode(inputs["public"][tid]) if tid in inputs["public"] else None,
+                           0.0) or _same_expected(spec, fresh[tid])
         tests[tid] = replace(spec, observations=fresh[tid].observations,
-                             points=0.0 if same else spec.points)
+                             points=0.0 if replayable else spec.points)
     path = assignment.inputs_path(GRADED_INPUTS, base)
     path.write_text(json.dumps(inputs["public"], separators=(",", ":")) + "\n")
     return (GoldenStore(assignment.name, "public", tests, {}, public.cold_seconds, salt),
             inputs["public"])
+
+
+def _same_expected(published: TestSpec, graded: TestSpec) -> bool:
+    """Whether every expected value of the test is the same on both input sets: reporting the
+    published goldens would pass it on the graded inputs too."""
+    return published.observations.keys() == graded.observations.keys() and all(
+        plain_equal(decode(o.expected), decode(graded.observations[name].expected))
+        for name, o in published.observations.items())
 
 
 def graded_salt(assignment: Assignment) -> str:

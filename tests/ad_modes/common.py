@@ -332,8 +332,8 @@ def record_counts(rec, cases) -> None:
 
 
 def record_cheaper_mode(rec, pairs) -> None:
-    for n, m in pairs:
-        rec.exact(f"cheaper_mode({n}, {m})", cheaper_mode(int(n), int(m)))
+    for i, (n, m) in enumerate(pairs):
+        rec.exact(f"cheaper_mode[{i}]", cheaper_mode(int(n), int(m)))
 
 
 # ---- Task 4: softmax and LayerNorm ------------------------------------------------------------

@@ -138,6 +138,15 @@ def make_tokenizer(fixture, n_merges=None):
     return Tokenizer(vocab, merges, fixture["specials"])
 
 
+def relabelled(text: str, rng) -> str:
+    """`text` with its lowercase ASCII letters renamed by a random order-preserving map (a
+    sorted random sample of letters): merge counts, ties and every comparison of byte strings
+    stay what they were, the merges themselves change. The graded twin of a fixed example."""
+    used = sorted({c for c in text if "a" <= c <= "z"})
+    letters = sorted(rng.choice(list("abcdefghijklmnopqrstuvwxyz"), size=len(used), replace=False))
+    return text.translate(str.maketrans(dict(zip(used, letters))))
+
+
 def record_training(rec, name, cases):
     """train_bpe on each case ({"text", "vocab_size", "specials"}); records, as `{name}[i].*`,
     the merges, the bytes of ids 0-255 and the vocab from id 256 on."""

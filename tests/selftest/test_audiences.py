@@ -35,13 +35,15 @@ def test_the_child_sees_only_its_visibility(tracked):
         assert "autograder/harness/boot.py" in seen and "autograder/backends/runner.py" not in seen
         assert not [f for f in seen if "/goldens/" in f or f.startswith(("solutions/", "starter/"))
                     or f.endswith("checks.py") or f"/{other}/" in f or f.endswith(f"{other}.json")]
+        # the graded input set goes to a public child only (in place of the published one)
+        assert ("tests/minigrad/inputs/graded.json" in seen) == (vis == "public")
 
 
 def test_the_release_holds_no_hidden_or_instructor_file(tracked):
     seen = _seen("release", tracked)
     assert {"tests/minigrad/goldens/public.json", "starter/minigrad/__init__.py",
             "autograder/cli.py", "autograder/grading/local.py", "tests/conftest.py"} <= seen
-    assert not [f for f in seen if "hidden" in f or f.startswith(("solutions/", "docker/",
+    assert not [f for f in seen if "hidden" in f or "graded" in f or f.startswith(("solutions/", "docker/",
                 "bench/", "examples/", "tests/selftest/")) or "EQUIVALENT_MUTANTS" in f
                 or f.endswith(("mutation_report.md", "make_tables.py", "similarity.py",
                                "bulk.py", "gradescope_export.py", "nbgrader_course.py"))]
@@ -52,6 +54,7 @@ def test_the_release_holds_no_hidden_or_instructor_file(tracked):
 def test_gradescope_gets_one_assignment_and_the_grading_engine(tracked):
     seen = _seen("gradescope", tracked, "dedup")
     assert {"tests/dedup/goldens/hidden.json", "tests/dedup/inputs/hidden.json", "tests/dedup/checks.py",
+            "tests/dedup/goldens/graded.json", "tests/dedup/inputs/graded.json",
             "autograder/integrations/gradescope.py", "autograder/grading/service.py"} <= seen
     assert share("gradescope", "tests/dedup/checks.py", "dedup") == WHOLE  # the trusted parent's
     assert share("gradescope", "tests/dedup/common.py", "dedup") == STUBBED  # the child reads it

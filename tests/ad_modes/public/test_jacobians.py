@@ -52,7 +52,11 @@ def test_counted_passes(rec, cases):
 
 
 def mode_cases(rng):
-    return [[1, 1000], [1000, 1], [7, 7], [3, 5], [5, 3], [1, 1], [10**9, 1], [2, 2]]
+    """Fixed boundaries, then random shapes (ties among them)."""
+    tie = int(rng.integers(2, 10**6))
+    drawn = [[int(n), int(m)] for n, m in rng.integers(1, 10**6, size=(8, 2))]
+    return [[1, 1000], [1000, 1], [7, 7], [3, 5], [5, 3], [1, 1], [10**9, 1], [2, 2],
+            [tie, tie], *drawn]
 
 
 @graded(points=2, cases=mode_cases)

@@ -43,13 +43,17 @@ def test_decode_round_trip(rec, cases):
 def partial_utf8_cases(rng):
     fixture = tokenizer_fixture(rng, 1500, 300)
     ids = {t: int(i) for i, t in fixture["vocab"]}
-    emoji, cjk = "🙂".encode(), "語".encode()
+    # a random emoji (four bytes), CJK ideograph (three bytes), letters, and a byte that
+    # never occurs in UTF-8
+    emoji = chr(int(rng.integers(0x1F600, 0x1F650))).encode()
+    cjk = chr(int(rng.integers(0x4E00, 0x9FA0))).encode()
+    a, o, k = (bytes([int(c)]) for c in rng.integers(ord("a"), ord("z") + 1, size=3))
     byte_seqs = [
         [cjk[:1]],  # a lead byte alone
         [cjk[:1], cjk[1:2]],  # two bytes of a three-byte character
-        [b"a", emoji[:1], emoji[1:2], emoji[2:3]],  # a truncated four-byte emoji
+        [a, emoji[:1], emoji[1:2], emoji[2:3]],  # a truncated four-byte emoji
         [emoji[1:2]],  # a continuation byte alone
-        [b"\xff", b"o", b"k"],  # a byte that never occurs in UTF-8
+        [bytes([int(rng.integers(0xF8, 0x100))]), o, k],  # a byte that never occurs in UTF-8
         [cjk[:1], cjk[1:2], cjk[2:3], emoji[:1]],  # a whole character, then a cut one
     ]
     return {"fixture": fixture, "id_lists": [[ids[b] for b in seq] for seq in byte_seqs]}

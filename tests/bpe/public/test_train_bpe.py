@@ -1,7 +1,7 @@
 """Task 1: train_bpe — exact merge lists on seeded fixture corpora (multilingual text, emoji,
 whitespace runs, ties, special tokens). Expected values are the reference solution's."""
 
-from common import corpus, record_training
+from common import corpus, record_training, relabelled
 
 from autograder.harness import graded
 
@@ -11,7 +11,9 @@ WORKED = ("low low low low low lower lower newest newest newest newest newest ne
 
 
 def worked_cases(rng):
-    return [{"text": WORKED, "vocab_size": 256 + 8, "specials": []}]
+    """The worked example, then its twin with the letters renamed (order kept)."""
+    return [{"text": text, "vocab_size": 256 + 8, "specials": []}
+            for text in (WORKED, relabelled(WORKED, rng))]
 
 
 @graded(points=3, cases=worked_cases)
@@ -22,11 +24,13 @@ def test_train_worked_example(rec, cases):
 def tie_cases(rng):
     # After (a, b), the pairs (ab, c) and (a, z) tie; as tuples (b"ab", b"c") > (b"a", b"z"),
     # while as joined bytes b"az" > b"abc": the tie-break must compare tuples.
+    # Each is followed by a twin with the letters renamed (order kept: the same ties).
     tuple_vs_joined = "\n".join(["ab"] * 3 + ["abc"] * 4 + ["az"] * 4)
-    return [
-        {"text": tuple_vs_joined, "vocab_size": 256 + 4, "specials": []},
-        {"text": "cd ab ba dc cd ab ba dc xy yx", "vocab_size": 256 + 12, "specials": []},
-    ]
+    cases = []
+    for text, size in ((tuple_vs_joined, 256 + 4), ("cd ab ba dc cd ab ba dc xy yx", 256 + 12)):
+        cases += [{"text": t, "vocab_size": size, "specials": []}
+                  for t in (text, relabelled(text, rng))]
+    return cases
 
 
 @graded(points=3, cases=tie_cases)

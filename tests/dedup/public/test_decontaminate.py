@@ -60,9 +60,10 @@ def variant_cases(rng):
 
 def short_eval_cases(rng):
     """Five 12-word eval docs (no 13-gram) inside five train docs, and one 16-word eval doc
-    inside a sixth train doc (the control: the only contaminated one)."""
+    inside a sixth train doc (the control: the only contaminated one), in a random order."""
     vocab = vocabulary(rng, 4000)
     evals = [words_of(rng, vocab, 12) for _ in range(5)] + [words_of(rng, vocab, 16)]
+    evals = [evals[i] for i in rng.permutation(len(evals))]  # the control anywhere
     train = [" ".join(e + words_of(rng, vocab, 20)) for e in evals]
     return {"train": train, "eval": [" ".join(e) for e in evals], "n": 13}
 

@@ -67,10 +67,19 @@ def test_jaccard(rec, cases):
         rec.close(f"jaccard[{i}]", float(jaccard(set(c["a"]), set(c["b"]))), atol=1e-6)  # dtype free
 
 
-@graded(points=1)
+def default_n_cases(rng):
+    """Seven and four random words, mixed case, irregular whitespace."""
+    words = ["".join(rng.choice(list("abcdefghijKLMNOP"), size=int(rng.integers(2, 7))))
+             for _ in range(7)]
+    gaps = [str(rng.choice([" ", "  ", "\t", " \n "])) for _ in range(6)]
+    return {"text": "".join(w + g for w, g in zip(words, gaps)) + words[-1],
+            "four": " ".join(words[:4])}
+
+
+@graded(points=1, cases=default_n_cases)
 def test_shingles_default_n(rec, cases):
-    text = "One two  THREE four five six\tseven"
+    text = cases["text"]
     rec.exact("default_n", sorted(shingles(text)))
-    rec.exact("four_words", sorted(shingles("one two three four")))
+    rec.exact("four_words", sorted(shingles(cases["four"])))
     rec.close("self_jaccard", float(jaccard(shingles(text), shingles(text.upper()))), atol=1e-6)
 

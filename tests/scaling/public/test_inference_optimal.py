@@ -26,8 +26,19 @@ def test_inference_optimal(rec, cases):
         rec.close(f"N_D[{i}]", [float(N), float(D)], rtol=1e-5)
 
 
-@graded(points=1)
+def at_e_cases(rng):
+    """A random law; targets at and below its E, and one just above it."""
+    return {"p": random_law(rng, E=(1.6, 1.9), A=(300, 500), B=(300, 2000), alpha=(0.3, 0.38),
+                            beta=(0.26, 0.38)),
+            "below": float(rng.uniform(0.05, 0.3)), "above": float(rng.uniform(0.02, 0.05)),
+            "d_inf": float(rng.uniform(1e11, 1e13))}
+
+
+@graded(points=1, cases=at_e_cases)
 def test_inference_target_not_above_E(rec, cases):
-    p = params(CHINCHILLA)
-    rec.raises("at_E", inference_optimal, 1.69, 1e12, p)
-    rec.raises("below_E", inference_optimal, 1.5, 0.0, p)
+    """No model reaches a loss at or below E: ValueError; just above E there is an optimum."""
+    p, E = params(cases["p"]), cases["p"][0]
+    rec.raises("at_E", inference_optimal, E, cases["d_inf"], p)
+    rec.raises("below_E", inference_optimal, E - cases["below"], 0.0, p)
+    N, D = inference_optimal(E + cases["above"], cases["d_inf"], p)
+    rec.close("just_above_E", [float(N), float(D)], rtol=1e-5)

@@ -47,7 +47,9 @@ def test_fit_power_law(rec, cases):
 
 def too_few_cases(rng):
     C1, C2 = 1e19, 1e20
-    ok = [[C2, float(n), float(3 + rng.uniform())] for n in (1e8, 2e8, 4e8, 8e8)]
+    best = np.log(rng.uniform(2e8, 5e8))  # a convex curve in log N, its minimum inside
+    ok = [[C2, float(n), float(3 + 0.1 * (np.log(n) - best) ** 2 + 0.01 * rng.uniform())]
+          for n in (1e8, 2e8, 4e8, 8e8)]
     return {"two_sizes": ok + [[C1, 1e8, 3.1], [C1, 2e8, 3.0]],
             "repeated_size": ok + [[C1, 1e8, 3.0], [C1, 1e8, 3.05], [C1, 4e8, 3.2]]}
 
@@ -56,3 +58,6 @@ def too_few_cases(rng):
 def test_isoflop_too_few_sizes(rec, cases):
     rec.raises("two_sizes", isoflop_minima, [tuple(r) for r in cases["two_sizes"]])
     rec.raises("repeated_size", isoflop_minima, [tuple(r) for r in cases["repeated_size"]])
+    # the same runs without the short budget: one parabola, fitted
+    minima = isoflop_minima([tuple(r) for r in cases["two_sizes"][:4]])
+    rec.close("enough_sizes", np.asarray(minima, float), rtol=1e-6)
