@@ -4,16 +4,16 @@ the similarity scan. Nothing here follows a symbolic link, opens anything but a 
 or reads a file before checking its size; a submission that breaks a rule gets a one-line
 `problem` (that student's zero) and never stops the class.
 
-Names are shown with `visible`: a name that is not UTF-8 keeps its undecodable bytes as `\\xNN`
-and control characters as escapes (`\\n`, `\\x1b`), so every name written to grades.csv, the
-class report or the terminal is valid UTF-8 on one line.
+Names are shown with `visible` (safe_text.one_line): a name that is not UTF-8 keeps its
+undecodable bytes as `\\xNN`, control and format characters become escapes (`\\n`, `\\x1b`,
+`\\u202e`), so every name written to grades.csv, the class report or the terminal is inert,
+valid UTF-8 on one line.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import stat
 import struct
 import tempfile
@@ -23,34 +23,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..grading.intake import MAX_DEPTH, MAX_PY_FILE, MAX_ZIP_ENTRIES, MAX_ZIP_TOTAL, IntakeError, open_submission
+from ..grading.safe_text import one_line
 
 MAX_ZIP_FILE = 2 * MAX_ZIP_TOTAL  # a zip larger than this cannot unpack within intake's cap
 MAX_FOLDER_ENTRIES = 100_000  # files and folders walked in one submission folder
 HASHED_BYTES = 256 * 2**20  # .py content hashed per submission; past it, size and mtime
 MAX_ID = 200  # bytes of a student id (it names the student's folder under OUT)
 SCAN_BYTES = 512 * 2**10  # .py text compared per submission by the similarity scan
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 class SubmissionError(Exception):
     """A submission cannot be read within the rules; the message is one line."""
 
 
-def _escape(match: re.Match) -> str:
-    ch = match.group()
-    code = ord(ch)
-    if ch in _NAMED:
-        return _NAMED[ch]
-    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte (os.fsdecode's surrogateescape)
-        return f"\\x{code - 0xDC00:02x}"
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def visible(text: str) -> str:
-    """`text` on one line in valid UTF-8: undecodable bytes as `\\xNN`, other lone surrogates as
-    `\\uNNNN`, control characters as `\\n`, `\\t`, `\\xNN`; everything else unchanged."""
-    return _UNSAFE.sub(_escape, str(text))
+def visible(text: object) -> str:
+    """`text` inert and on one line (safe_text.one_line): undecodable bytes as `\\xNN`,
+    control characters as `\\n`, `\\x1b`, format characters (bidi, zero-width) as `\\uNNNN`;
+    everything else unchanged."""
+    return one_line(str(text))
 
 
 @dataclass
