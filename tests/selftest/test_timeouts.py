@@ -227,6 +227,7 @@ def test_a_busy_machine_stretches_the_limit(monkeypatch, load, cores, slowdown):
     never past MAX_SLOWDOWN times it and never past the cap."""
     monkeypatch.undo()  # the real machine_slowdown, on a faked load average
     monkeypatch.setattr(timeouts.os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(timeouts, "runnable_now", lambda: load)
     monkeypatch.setattr(timeouts.os, "sched_getaffinity", lambda pid: set(range(cores)))
     factor = timeouts.machine_slowdown()
     assert factor == pytest.approx(slowdown)
@@ -277,6 +278,7 @@ def limits_under(toy, monkeypatch, load_before: float) -> list[dict]:
     monkeypatch.undo()  # the real machine_slowdown, on a faked load average
     LoadingBox.configs, LoadingBox.load = [], [load_before]
     monkeypatch.setattr(timeouts.os, "getloadavg", lambda: tuple(LoadingBox.load) * 3)
+    monkeypatch.setattr(timeouts, "runnable_now", lambda: LoadingBox.load[0])
     monkeypatch.setattr(timeouts.os, "sched_getaffinity", lambda pid: {0, 1})
     plan = base.TestPlan.from_stores(load_stores(toy, ("public",)))
     plan = replace(plan, timeouts=dict.fromkeys(plan.ids, 1000.0))
@@ -301,3 +303,19 @@ def test_load_the_run_creates_never_lengthens_its_limits(toy, monkeypatch):
     for child in busy:
         assert child["child"] == {i: derived_timeout(plan.measured[i], 1000.0, MAX_SLOWDOWN)
                                   for i in child["child"]}
+
+
+def test_load_of_processes_that_are_gone_does_not_count(monkeypatch):
+    """The 1-minute average still holds an earlier run's busy processes after they died with
+    its child; the runnable count now does not: the machine is quiet, the factor is 1. Where
+    /proc/loadavg is unreadable the average alone counts."""
+    monkeypatch.undo()
+    monkeypatch.setattr(timeouts.os, "getloadavg", lambda: (60.0, 20.0, 7.0))
+    monkeypatch.setattr(timeouts.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(timeouts, "runnable_now", lambda: 0.4)
+    assert timeouts.machine_slowdown() == 1.0
+    monkeypatch.setattr(timeouts, "runnable_now", lambda: 8.0)  # still busy: both agree
+    assert timeouts.machine_slowdown() == 4.0
+    monkeypatch.setattr(timeouts, "runnable_now", lambda: None)
+    assert timeouts.machine_slowdown() == MAX_SLOWDOWN
+    assert timeouts.runnable_now() is None or timeouts.runnable_now() >= 0.0  # the real reader
