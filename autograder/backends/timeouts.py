@@ -28,12 +28,13 @@ the work: a scheduler stall, a page-cache miss, a garbage collection, the parent
 
 A machine busier at grading time than when the goldens were made stretches every derived limit
 by `machine_slowdown()` (runnable processes per core: the smaller of the 1-minute load
-average and the count now, at least 1, at most MAX_SLOWDOWN; still never past the cap): on a quiet machine a hang costs the derived limit,
-while a correct submission graded on a machine running 30 processes on 2 cores gets 15 times
-as long rather than a timeout. The factor is read once, when a run starts, before its first
-child exists (runner.run_tests freezes it into the RunRequest): load the run's own children
-create (a submission spinning up dozens of busy processes) never lengthens a limit of that
-run, and no reading, however high, stretches a limit past MAX_SLOWDOWN times the quiet one.
+average and the count now, at least 1, at most MAX_SLOWDOWN; still never past the cap): on a
+quiet machine a hang costs the derived limit, while a correct submission graded on a machine
+running 30 processes on 2 cores gets 15 times as long rather than a timeout. The factor is
+read once, when a run starts, before its first child exists (runner.run_tests freezes it into
+the RunRequest): load the run's own children create (a submission spinning up dozens of busy
+processes) never lengthens a limit of that run, and no reading, however high, stretches a
+limit past MAX_SLOWDOWN times the quiet one.
 """
 
 from __future__ import annotations

@@ -138,10 +138,13 @@ def test_a_hostile_submission_graded_end_to_end_reaches_no_sink_raw(toy_env, tmp
     the terminal and results.json of `grade` show it escaped."""
     source = SOLUTION.replace("return a + b", f"print({HOSTILE!r}); raise ValueError({HOSTILE!r})")
     sub = submission(tmp_path, source, "sub" + STUDENT)
+    (sub / "toy" / f"notes{BIDI}{OSC52}.txt").write_text("x")  # a file name in intake's notes
+    (sub / f"toy{ZERO_WIDTH}{TITLE}").mkdir()  # a look-alike package folder beside the real one
     assert cli.main(["grade", str(sub), "--out", str(tmp_path / "o")]) == 0
     raw = (tmp_path / "o" / "results.json").read_bytes()
     results, shown = json.loads(raw.decode("utf-8")), capsys.readouterr()
     terminal = shown.out + shown.err
     assert_inert(terminal, "grade's terminal")
+    assert "notes\\u202a" in terminal and "notes\\u202a" in results["output"]  # the file name
     assert_inert(raw.decode("utf-8"), "results.json")
     assert_inert(json.dumps(results, ensure_ascii=False), "results.json, parsed")
