@@ -1,7 +1,8 @@
 """One student's name never touches another's grade (autograder/classroom/student_names.py): a
 class built around an honest student whose classmates' entries are named like theirs (by case,
 by NFKC form, with a zero-width space, with a Cyrillic look-alike letter). The honest student
-keeps their id and their score; each twin is graded on its own files under its own id; every
+keeps their id and their score, and is not regraded when a twin comes late; each twin is
+graded on its own files under its own id; every
 one of them is flagged side by side in grades.csv and the class report, and the hidden and
 look-alike characters show escaped. minigrad: the cheapest assignment to grade."""
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import shutil
 import zipfile
 from pathlib import Path
@@ -53,14 +55,19 @@ def rows(path: Path) -> dict[str, dict]:
 def test_twins_never_rename_or_regrade_the_honest_student(tmp_path):
     subs, out = tmp_path / "subs", tmp_path / "out"
     shutil.copytree(ROOT / "solutions" / "minigrad", subs / HONEST / "minigrad")
+    last = list(TWINS)[-1]
     for entry in TWINS:  # each twin hands in the untouched starter
         if entry.endswith(".zip"):
             with zipfile.ZipFile(subs / entry, "w") as zf:
                 for f in sorted((ROOT / "starter" / "minigrad").glob("*.py")):
                     zf.write(f, f"minigrad/{f.name}")
-        else:
+        elif entry != last:
             shutil.copytree(ROOT / "starter" / "minigrad", subs / entry / "minigrad")
     run_bulk(subs, ["minigrad"], out, 2, console=Console(file=io.StringIO(), width=200))
+    shutil.copytree(ROOT / "starter" / "minigrad", subs / last / "minigrad")  # a twin comes late
+    run_bulk(subs, ["minigrad"], out, 2, console=Console(file=io.StringIO(), width=200))
+    graded = [json.loads(line)["student"] for line in (out / "run_log.jsonl").open()]
+    assert graded.count(HONEST) == 1 and graded[-1] == TWINS[last][0]  # the honest one resumed
     grades = rows(out / "grades.csv")
     assert set(grades) == {HONEST, *(i for i, _ in TWINS.values())}  # one row each, own ids
     honest = grades[HONEST]
