@@ -2,9 +2,8 @@
 class built around an honest student whose classmates' entries are named like theirs (by case,
 by NFKC form, with a zero-width space, with a Cyrillic look-alike letter). The honest student
 keeps their id and their score, and is not regraded when a twin comes late; each twin is
-graded on its own files under its own id; every
-one of them is flagged side by side in grades.csv and the class report, and the hidden and
-look-alike characters show escaped. minigrad: the cheapest assignment to grade."""
+graded on its own files under its own id; every one of them is flagged side by side in
+grades.csv and the class report, and the hidden and look-alike characters show escaped. minigrad: the cheapest assignment to grade."""
 
 from __future__ import annotations
 
