@@ -1,8 +1,8 @@
 """The class report (class_report.ClassReport) as one self-contained HTML page: each section
 under its own heading with its chart (matplotlib, an embedded data: PNG whose alt text lists the
 plotted numbers) and its tables; text blocks rendered from Markdown with markdown-it-py
-(CommonMark, raw HTML off); tables built here with every cell made inert and HTML-escaped and short headers
-carrying the full title on hover. No URL to any network resource, and a Content-Security-Policy
+(CommonMark, raw HTML off); tables built here with every cell inert and HTML-escaped, short
+headers carrying the full title on hover. No URL to any network resource, and a Content-Security-Policy
 that forbids them."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A student's gradebook id (their row in grades.csv and canvas.csv, their folder u
 function of their own entry's name alone, so no classmate's entry can rename or regrade them:
 
 - the name (a zip's without `.zip`) made inert on one line (safe_text.one_line: controls,
-  bidi and zero-width characters as `\\x1b`, `\\u202e`, `\\u200b`); in a name that mixes
+  bidi and zero-width characters as `\\x1b`, `\\u202e`, `\\u200b`); in a word that mixes
   look-alike alphabets (Latin, Cyrillic, Greek, ...), the letters not of its main alphabet are
   escaped too (`\\u0430lice`), and in a name not in NFC form its combining marks
   (`Jose\\u0301`), so a look-alike shows as one;
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import unicodedata
 from collections import Counter
 
@@ -32,6 +33,7 @@ from ..grading.safe_text import INERT, escape, one_line
 MAX_ID = 200  # bytes of a student id (it names the student's folder under OUT)
 LOOKALIKE_SCRIPTS = ("LATIN", "CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC")
 # Cyrillic and Greek lower-case letters drawn like a Latin one (after case folding)
+_WORD = re.compile(r"[^\W\d_]+")  # a run of letters
 _LOOKALIKE = str.maketrans("аеорсухіјѕԁԛԝһӏʏαοριχκνυϲ", "aeopcyxijsdqwhlyaopixkvuc")
 
 
@@ -43,24 +45,37 @@ def _script(ch: str) -> str | None:
     return next((w for w in words[:2] if w in LOOKALIKE_SCRIPTS), None)
 
 
-def mixed_scripts(name: str) -> list[str]:
-    """The look-alike alphabets of `name`'s letters, main one first (most letters; Latin on a
+def mixed_scripts(word: str) -> list[str]:
+    """The look-alike alphabets of `word`'s letters, main one first (most letters; Latin on a
     tie), when there are two or more; else []."""
-    counts = Counter(s for s in map(_script, name) if s is not None)
+    counts = Counter(s for s in map(_script, word) if s is not None)
     if len(counts) < 2:
         return []
     return sorted(counts, key=lambda s: (-counts[s], s != "LATIN", s))
 
 
+def _lookalikes(name: str) -> tuple[set[int], list[str]]:
+    """(positions of the letters that are not of their word's main alphabet, the alphabets
+    mixed) over the words (letter runs) of `name` that mix look-alike alphabets: `аlice` is
+    one, `Dmitri Смирнов` is not."""
+    found, mixed = set(), []
+    for word in _WORD.finditer(name):
+        scripts = mixed_scripts(word.group())
+        mixed += [s for s in scripts if s not in mixed]
+        found |= {i for i in range(word.start(), word.end())
+                  if scripts and _script(name[i]) not in (None, scripts[0])}
+    return found, mixed
+
+
 def shown(name: str) -> str:
-    """`name` as its id shows it: inert on one line; in a mixed-alphabet name every letter
-    not of the main alphabet escaped; in a name not in NFC form every combining mark escaped
-    (`Jose\\u0301` is not `José`)."""
-    scripts = mixed_scripts(name)
+    """`name` as its id shows it: inert on one line; in a word mixing look-alike alphabets
+    every letter not of the word's main alphabet escaped; in a name not in NFC form every
+    combining mark escaped (`Jose\\u0301` is not `José`)."""
+    odd, _ = _lookalikes(name)
     decomposed = unicodedata.normalize("NFC", name) != name
     return one_line("".join(
-        escape(ch) if (scripts and _script(ch) not in (None, scripts[0]))
-        or (decomposed and unicodedata.category(ch).startswith("M")) else ch for ch in name))
+        escape(ch) if i in odd or (decomposed and unicodedata.category(ch).startswith("M"))
+        else ch for i, ch in enumerate(name)))
 
 
 def family(name: str) -> str:
@@ -75,7 +90,8 @@ def digest(raw: str) -> str:
     return hashlib.sha256(os.fsencode(raw)).hexdigest()[:8]
 
 
-def student_id(name: str, raw: str, reserved: frozenset[str] = frozenset()) -> tuple[str, str | None]:
+def student_id(name: str, raw: str,
+               reserved: frozenset[str] = frozenset()) -> tuple[str, str | None]:
     """(id, why it carries `~hash` or None) of the entry named `raw` (its student name `name`:
     without `.zip`); see the module."""
     base = shown(name)
@@ -99,7 +115,7 @@ def name_flags(name: str) -> list[str]:
                      "shown escaped")
     if any(not 0xDC80 <= ord(c) <= 0xDCFF for c in INERT.findall(name)):  # bytes: not hidden
         flags.append("the name holds invisible, bidi or control characters (shown escaped)")
-    scripts = mixed_scripts(name)
+    _, scripts = _lookalikes(name)
     if scripts:
         flags.append(f"the name mixes {' and '.join(s.title() for s in scripts)} letters "
                      f"(the look-alikes shown escaped)")

@@ -3,7 +3,8 @@ class built around an honest student whose classmates' entries are named like th
 by NFKC form, with a zero-width space, with a Cyrillic look-alike letter). The honest student
 keeps their id and their score, and is not regraded when a twin comes late; each twin is
 graded on its own files under its own id; every one of them is flagged side by side in
-grades.csv and the class report, and the hidden and look-alike characters show escaped. minigrad: the cheapest assignment to grade."""
+grades.csv and the class report, and the hidden and look-alike characters show escaped.
+minigrad: the cheapest assignment to grade."""
 
 from __future__ import annotations
 
@@ -38,6 +39,8 @@ def test_an_id_is_a_function_of_the_entry_alone():
         assert family(name) == family(HONEST)  # a look-alike of the honest name
     assert shown("Jose\u0301") == "Jose\\u0301" and shown("Jos\u00e9") == "Jos\u00e9"
     assert shown("\u0410\u043b\u0438\u0441\u0430") == "\u0410\u043b\u0438\u0441\u0430"  # one alphabet
+    assert shown("Dmitri \u0421\u043c\u0438\u0440\u043d\u043e\u0432") == \
+        "Dmitri \u0421\u043c\u0438\u0440\u043d\u043e\u0432"  # one alphabet per word
     assert student_id("a\\x1b", "a\\x1b")[0].startswith("a\\x1b~")  # typed out: not ESC's id
 
 
