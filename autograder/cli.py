@@ -18,11 +18,13 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from .assignments import AssignmentError, course_root, discover, load
 from .backends import REGISTRY, BackendError, Placement
 from .grading import service
 from .grading.report import render, write_instructor, write_results
+from .grading.safe_text import visible
 from .grading.store import StoreError
 from .sandbox import MODES, IsolationError, SandboxPolicy
 
@@ -39,7 +41,7 @@ def show(grades, console: Console, title: str, **kw) -> None:
     if console.is_terminal:
         render(grades, console, title=title, **kw)
         return
-    console.print(f"── {title} ──", markup=False, highlight=False)
+    console.print(f"── {visible(title)} ──", markup=False, highlight=False)
     render(grades, console, **kw)
 
 
@@ -75,7 +77,7 @@ def _placement(args: argparse.Namespace) -> Placement:
 
 def _print_warnings(results: service.Results, quiet: bool = False) -> None:
     if results.warnings and not quiet:
-        print("\n".join(results.warnings), file=sys.stderr)
+        print(visible("\n".join(results.warnings)), file=sys.stderr)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -119,7 +121,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     console = make_console()
     show(results.grades, console, f"grade {args.submission}",
          problems=results.warnings + results.problems)
-    console.print(f"[bold]total: {results.score:g} / {results.max_score:g}[/]  results: {path}")
+    console.print(f"[bold]total: {results.score:g} / {results.max_score:g}[/]  results: "
+                  f"{escape(visible(str(path)))}")
     return 0
 
 
@@ -133,7 +136,7 @@ def cmd_bulk(args: argparse.Namespace) -> int:
                  compare=Path(args.compare) if args.compare else None,
                  placement=_placement(args))
     except BulkError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {visible(str(e))}", file=sys.stderr)
         return 2
     return 0
 
@@ -420,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.fn(args)
     except (AssignmentError, StoreError, IsolationError, BackendError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {visible(str(e))}", file=sys.stderr)
         return 2
 
 

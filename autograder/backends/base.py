@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from ..assignments import VISIBILITIES, Assignment
 from ..sandbox import Capabilities, Limits, SandboxPolicy
-from .timeouts import grading_timeout
+from .timeouts import derived_timeout
 
 MODES = ("gen", "replay")
 
@@ -146,6 +146,7 @@ class RunRequest:
     # of the published one, and what their child prints or raises is redacted as a hidden one's
     graded_public: bool = False
     seed_salt: str = ""  # gen mode: generate the graded input set from this salt
+    slowdown: float | None = None  # the load factor, frozen when the run starts (timeouts.py)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -169,13 +170,14 @@ class RunRequest:
     def test_timeout(self, test_id: str | None) -> float:
         """A test's wall limit: its explicit `@graded(timeout=)` or the default, shortened to
         what the reference's measured time allows (timeouts.py) when the plan has it and the
-        assignment uses measured timeouts; None: the default. Times `timeout_scale`."""
+        assignment uses measured timeouts; None: the default. Stretched by the run's frozen
+        `slowdown` (None: a quiet machine), never by the load now. Times `timeout_scale`."""
         default = self.default_timeout or self.assignment.test_timeout
         if self.plan is None or test_id is None:
             return default * self.timeout_scale
         cap = self.plan.timeouts.get(test_id) or default
         measured = self.plan.measured.get(test_id) if self.assignment.measured_timeouts else None
-        return grading_timeout(measured, cap) * self.timeout_scale
+        return derived_timeout(measured, cap, self.slowdown or 1.0) * self.timeout_scale
 
     def run_limit(self) -> float:
         """The whole run's wall-clock limit in seconds."""
@@ -194,7 +196,7 @@ class RunRequest:
             "inputs_base": None if self.inputs_base is None else str(self.inputs_base),
             "keep": self.keep, "timeout_scale": self.timeout_scale, "trusted": self.trusted,
             "gpus": self.gpus, "reverse": self.reverse, "graded_public": self.graded_public,
-            "seed_salt": self.seed_salt,
+            "seed_salt": self.seed_salt, "slowdown": self.slowdown,
         }
 
     @classmethod
@@ -210,11 +212,16 @@ class RunRequest:
                    None if data["inputs_base"] is None else Path(data["inputs_base"]),
                    bool(data["keep"]), float(data["timeout_scale"]), bool(data["trusted"]),
                    _opt_str(data.get("gpus")), bool(data.get("reverse", False)),
-                   bool(data.get("graded_public", False)), str(data.get("seed_salt", "")))
+                   bool(data.get("graded_public", False)), str(data.get("seed_salt", "")),
+                   _opt_float(data.get("slowdown")))
 
 
 def _opt_str(value: object) -> str | None:
     return None if value is None else str(value)
+
+
+def _opt_float(value: object) -> float | None:
+    return None if value is None else float(value)
 
 
 class Child(Protocol):

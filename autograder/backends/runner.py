@@ -15,12 +15,14 @@ import re
 import shutil
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from ..assignments import GRADED_INPUTS, VISIBILITIES, Assignment
 from ..audiences import share
 from ..harness.config import ChildConfig
 from ..sandbox import Capabilities, capabilities
+from . import timeouts
 from .base import BoxFactory, ChildBox, RunRequest, RunResult, TestRecord
 
 HARNESS = Path(__file__).resolve().parent.parent / "harness"
@@ -143,7 +145,12 @@ class); never raises for anything a child does.
     children"). The run's deadline is shared: the hidden folder gets what the public one left,
     extended by the public one's timeouts. When the box cannot keep the hidden goldens
     unreadable to the child (`make_box.hidden_refusal`), the hidden tests are not run: each is
-    recorded as refused, with the reason, and the reason is a collection error."""
+    recorded as refused, with the reason, and the reason is a collection error. The load
+    factor that stretches measured limits is read here, before the first child starts, and
+    frozen into the request for the whole run (timeouts.py): a child's own load never
+    lengthens its limits."""
+    if request.slowdown is None:
+        request = replace(request, slowdown=timeouts.machine_slowdown())
     started = time.monotonic()
     deadline = started + request.run_limit()
     caps = capabilities(request.policy)

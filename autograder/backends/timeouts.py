@@ -27,43 +27,70 @@ the work: a scheduler stall, a page-cache miss, a garbage collection, the parent
 (`runner.POLL_S`, 10 ms at each end). A timing taken on a busy machine only makes limits longer.
 
 A machine busier at grading time than when the goldens were made stretches every derived limit
-by `machine_slowdown()` (the 1-minute load average per core, at least 1; still never past the
-cap): on a quiet machine a hang costs the derived limit, while a correct submission graded on a
-machine running 30 processes on 2 cores gets 15 times as long rather than a timeout.
+by `machine_slowdown()` (runnable processes per core: the smaller of the 1-minute load
+average and the count now, at least 1, at most MAX_SLOWDOWN; still never past the cap): on a
+quiet machine a hang costs the derived limit, while a correct submission graded on a machine
+running 30 processes on 2 cores gets 15 times as long rather than a timeout. The factor is
+read once, when a run starts, before its first child exists (runner.run_tests freezes it into
+the RunRequest): load the run's own children create (a submission spinning up dozens of busy
+processes) never lengthens a limit of that run, and no reading, however high, stretches a
+limit past MAX_SLOWDOWN times the quiet one.
 """
 
 from __future__ import annotations
 
 import os
+import time
 
 FLOOR_S = 2.0  # no derived limit is shorter
 MULTIPLE = 10.0  # times the reference's slowest measured run (cold pool included)
+MAX_SLOWDOWN = 15.0  # no load reading stretches a derived limit further
+RUNNABLE_SAMPLES = 5  # readings of the runnable count that machine_slowdown averages
+RUNNABLE_GAP_S = 0.01  # seconds between them
 
 
 def derived_timeout(seconds: float | None, cap: float, slowdown: float = 1.0) -> float:
     """A test's wall limit in seconds from the reference's measured `seconds` (its slowest run
     plus the store's cold pool; None: never measured), its `cap` (explicit or default
-    limit, > 0) and how much slower the machine is now (`slowdown` >= 1, see
-    machine_slowdown). Always in [min(FLOOR_S, cap), cap]."""
+    limit, > 0) and how much slower the machine was when the run started (`slowdown`, see
+    machine_slowdown; clamped to [1, MAX_SLOWDOWN]). Always in [min(FLOOR_S, cap), cap]."""
     if seconds is None or seconds < 0:
         return cap
-    return min(cap, max(1.0, slowdown) * max(FLOOR_S, MULTIPLE * seconds))
+    factor = min(MAX_SLOWDOWN, max(1.0, slowdown))
+    return min(cap, factor * max(FLOOR_S, MULTIPLE * seconds))
+
+
+def runnable_now() -> float | None:
+    """Tasks runnable on the machine now, the reader excluded: /proc/loadavg's running count
+    averaged over RUNNABLE_SAMPLES readings RUNNABLE_GAP_S apart; None where unreadable."""
+    total = 0
+    for k in range(RUNNABLE_SAMPLES):
+        try:
+            with open("/proc/loadavg") as f:
+                total += int(f.read().split()[3].split("/")[0]) - 1
+        except (OSError, ValueError, IndexError):
+            return None
+        if k + 1 < RUNNABLE_SAMPLES:
+            time.sleep(RUNNABLE_GAP_S)
+    return max(0.0, total / RUNNABLE_SAMPLES)
 
 
 def machine_slowdown() -> float:
-    """How many runnable processes share each core now (the 1-minute load average over the
-    usable cores), at least 1: the factor a CPU-bound test is slowed by on this machine."""
+    """How many runnable processes share each core (the smaller of the 1-minute load average
+    and the runnable count now, over the usable cores), in [1, MAX_SLOWDOWN]: the factor a
+    CPU-bound test is slowed by on this machine. The machine counts as busy only when it has
+    been and still is: the average alone keeps for a minute the load of processes an earlier
+    run started and that are gone (each child's processes die with it). Read it before a run
+    starts, never during one (see the module)."""
     try:
         load = os.getloadavg()[0]
     except OSError:  # no load average (not Linux): assume a quiet machine
         return 1.0
+    now = runnable_now()
+    if now is not None:
+        load = min(load, now)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1.0, load / max(1, cores or 1))
-
-
-def grading_timeout(seconds: float | None, cap: float) -> float:
-    """derived_timeout at this machine's current slowdown: the limit a graded run uses."""
-    return derived_timeout(seconds, cap, machine_slowdown())
+    return min(MAX_SLOWDOWN, max(1.0, load / max(1, cores or 1)))
 
 
 def cold_pool(pairs: list[tuple[float, float]]) -> float:

@@ -212,7 +212,9 @@ def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, job
     write_canvas(runs, messages, assignments, out / "canvas.csv")
     starters = [a.starter for a in discover()] + [a.starter for a in assignments]
     report = class_report(runs, errors, [s.student for s in subs], assignments,
-                          scan(subs, list(dict.fromkeys(starters))))
+                          scan(subs, list(dict.fromkeys(starters))),
+                          [(s.student, n) for s in sorted(subs, key=lambda s: (s.family, s.student))
+                           for n in s.notes])
     write_atomic(out / "class_report.md", report.markdown().encode("utf-8"))
     write_html(out / "class_report.html", report)
     console.print(Markdown(report.markdown(skip=("Students",))))

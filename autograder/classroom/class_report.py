@@ -179,9 +179,12 @@ def student_table(results: dict[str, GradedRun], students: list[str], rejected: 
 
 
 def class_report(results: dict[str, GradedRun], errors: dict[str, str], students: list[str],
-                 assignments: list[Assignment], scan: Scan) -> ClassReport:
+                 assignments: list[Assignment], scan: Scan,
+                 names: list[tuple[str, str]] = ()) -> ClassReport:
     """The report over `students` (every entry of the class folder; `results` for those with a
-    results.json, read once as results.GradedRun; `errors` for those whose grading failed)."""
+    results.json, read once as results.GradedRun; `errors` for those whose grading failed);
+    `names`: (student, note) on names that look alike or hide characters, look-alikes
+    together (student_names)."""
     rejected = {s: "; ".join(r.rejection()) for s, r in results.items() if r.rejection()}
     rejected.update(errors)
     graded = {s: r for s, r in results.items() if s not in rejected}
@@ -200,6 +203,8 @@ def class_report(results: dict[str, GradedRun], errors: dict[str, str], students
     lines += [f"- not compared: {md_escape(s)} ({md_escape(why)})" for s, why in sorted(scan.skipped.items())]
     lines += [f"- {md_escape(s)}: {md_escape(note)}" for s, note in sorted(scan.notes.items())]
     sections.append(Section("Suspiciously similar submissions", ["\n".join(lines)]))
+    sections.append(Section("Student names flagged (each graded on its own files)", ["\n".join(
+        [f"- {md_escape(s)}: {md_escape(note)}" for s, note in names] or ["- none"])]))
     similar = {}
     for c in scan.clusters:
         for m in c.members:

@@ -1,8 +1,8 @@
 """The class report (class_report.ClassReport) as one self-contained HTML page: each section
 under its own heading with its chart (matplotlib, an embedded data: PNG whose alt text lists the
 plotted numbers) and its tables; text blocks rendered from Markdown with markdown-it-py
-(CommonMark, raw HTML off); tables built here with every cell HTML-escaped and short headers
-carrying the full title on hover. No URL to any network resource, and a Content-Security-Policy
+(CommonMark, raw HTML off); tables built here with every cell inert and HTML-escaped, short
+headers carrying the full title on hover. No URL to any network resource, and a Content-Security-Policy
 that forbids them."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import io
 from pathlib import Path
 
 from .class_report import ClassReport, Figure, Table
+from .submissions import visible
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 STYLE = ("body{font-family:sans-serif;margin:2em}pre{background:#f4f4f4;padding:1em}"
@@ -67,13 +68,18 @@ def markdown_to_html(markdown: str) -> str:
         .disable(["link", "image", "autolink"]).render(markdown)
 
 
+def _h(text: object) -> str:
+    """Text for an HTML element or attribute: inert (submissions.visible), then escaped."""
+    return html.escape(visible(str(text)))
+
+
 def table_html(table: Table) -> str:
     def th(short: str, full: str) -> str:
-        title = f' title="{html.escape(full)}"' if full and full != short else ""
-        return f"<th{title}>{html.escape(short)}</th>"
+        title = f' title="{_h(full)}"' if full and full != short else ""
+        return f"<th{title}>{_h(short)}</th>"
 
     head = "".join(th(s, f) for s, f in table.headers)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+    body = "".join("<tr>" + "".join(f"<td>{_h(c)}</td>" for c in row) + "</tr>"
                    for row in table.rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
@@ -82,11 +88,11 @@ def html_report(report: ClassReport) -> str:
     parts = []
     for i, section in enumerate(report.sections):
         tag = "h1" if i == 0 else "h2"
-        parts.append(f"<section><{tag}>{html.escape(section.title)}</{tag}>")
+        parts.append(f"<section><{tag}>{_h(section.title)}</{tag}>")
         for block in section.blocks:
             if isinstance(block, Figure):
-                parts.append(f'<figure><img alt="{html.escape(figure_alt(block))}" '
-                             f'src="{draw(block)}"><figcaption>{html.escape(block.caption)}'
+                parts.append(f'<figure><img alt="{_h(figure_alt(block))}" '
+                             f'src="{draw(block)}"><figcaption>{_h(block.caption)}'
                              f"</figcaption></figure>")
             elif isinstance(block, Table):
                 parts.append(table_html(block))

@@ -130,5 +130,5 @@ def terminal_table(changes: list[Change], previous: Path):
     for h in HEADERS:
         table.add_column(h, overflow="fold")
     for row in rows(changes):
-        table.add_row(*[Text(c) for c in row])
+        table.add_row(*[Text(visible(c)) for c in row])
     return table

@@ -4,64 +4,55 @@ the similarity scan. Nothing here follows a symbolic link, opens anything but a 
 or reads a file before checking its size; a submission that breaks a rule gets a one-line
 `problem` (that student's zero) and never stops the class.
 
-Names are shown with `visible`: a name that is not UTF-8 keeps its undecodable bytes as `\\xNN`
-and control characters as escapes (`\\n`, `\\x1b`), so every name written to grades.csv, the
-class report or the terminal is valid UTF-8 on one line.
+Names are shown with `visible` (safe_text.one_line): a name that is not UTF-8 keeps its
+undecodable bytes as `\\xNN`, control and format characters become escapes (`\\n`, `\\x1b`,
+`\\u202e`), so every name written to grades.csv, the class report or the terminal is inert,
+valid UTF-8 on one line.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 import stat
 import struct
 import tempfile
-import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..grading.intake import MAX_DEPTH, MAX_PY_FILE, MAX_ZIP_ENTRIES, MAX_ZIP_TOTAL, IntakeError, open_submission
+from ..grading.safe_text import one_line
+from .student_names import digest, family, name_flags, student_id, twin_notes
 
 MAX_ZIP_FILE = 2 * MAX_ZIP_TOTAL  # a zip larger than this cannot unpack within intake's cap
 MAX_FOLDER_ENTRIES = 100_000  # files and folders walked in one submission folder
 HASHED_BYTES = 256 * 2**20  # .py content hashed per submission; past it, size and mtime
-MAX_ID = 200  # bytes of a student id (it names the student's folder under OUT)
 SCAN_BYTES = 512 * 2**10  # .py text compared per submission by the similarity scan
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 class SubmissionError(Exception):
     """A submission cannot be read within the rules; the message is one line."""
 
 
-def _escape(match: re.Match) -> str:
-    ch = match.group()
-    code = ord(ch)
-    if ch in _NAMED:
-        return _NAMED[ch]
-    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte (os.fsdecode's surrogateescape)
-        return f"\\x{code - 0xDC00:02x}"
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def visible(text: str) -> str:
-    """`text` on one line in valid UTF-8: undecodable bytes as `\\xNN`, other lone surrogates as
-    `\\uNNNN`, control characters as `\\n`, `\\t`, `\\xNN`; everything else unchanged."""
-    return _UNSAFE.sub(_escape, str(text))
+def visible(text: object) -> str:
+    """`text` inert and on one line (safe_text.one_line): undecodable bytes as `\\xNN`,
+    control characters as `\\n`, `\\x1b`, format characters (bidi, zero-width) as `\\uNNNN`;
+    everything else unchanged."""
+    return one_line(str(text))
 
 
 @dataclass
 class Submission:
-    """One entry of the submissions folder: its path, the student's unique id (a visible name;
-    also the name of its folder under OUT) and, if it cannot be graded, why."""
+    """One entry of the submissions folder: its path, the student's unique id (its own name,
+    inert: student_names.student_id; also the name of its folder under OUT) and, if it cannot
+    be graded, why."""
 
     path: Path
     student: str
     problem: str | None = None
     notes: list[str] = field(default_factory=list)
+    family: str = ""  # student_names.family of its name: look-alikes share it
 
 
 def _student_name(entry: os.DirEntry) -> str:
@@ -96,46 +87,36 @@ def _problem(entry: os.DirEntry) -> str | None:
     return None
 
 
-def _key(student: str) -> str:
-    return unicodedata.normalize("NFC", student).casefold()
-
-
-def _digest(sub: Submission) -> str:
-    return hashlib.sha256(os.fsencode(sub.path.name)).hexdigest()[:8]
-
-
 def list_submissions(folder: Path, reserved: frozenset[str] = frozenset()) -> list[Submission]:
     """Every entry of `folder` except dot-files, sorted by name: each a student, gradable or
-    not. An id is the visible name, made unique with `~` and its raw name's hash (and a note)
-    where it would differ from another only by case or Unicode normalization (one student on a
-    case-insensitive disk, or in an LMS), be one of the `reserved` names (the output folder's
-    own files) or be longer than MAX_ID bytes."""
+    not. A student's id is a function of their own entry alone (student_names.student_id);
+    names that look like another's, or hide characters, are flagged in notes, never renamed
+    (student_names). `family` is set for listing look-alikes side by side."""
     found = []
     with os.scandir(folder) as entries:
         for entry in entries:
             if entry.name.startswith("."):
                 continue
-            found.append(Submission(Path(entry.path), visible(_student_name(entry)), _problem(entry)))
-    found.sort(key=lambda s: os.fsencode(s.path.name))
-    groups: dict[str, list[Submission]] = {}
-    for sub in found:
-        groups.setdefault(_key(sub.student), []).append(sub)
-    for group in groups.values():
-        names = [s.student for s in group]
-        for sub in group:
-            if len(group) > 1:
-                others = ", ".join(n for n in names if n != sub.student) or "another name"
-                why = f"differs from {others} only by case or Unicode normalization"
-            elif sub.student in reserved:
-                why = "is the name of a file the class run writes"
-            elif len(sub.student.encode()) > MAX_ID:
-                why = f"is longer than {MAX_ID} bytes"
-            else:
-                continue
-            short = sub.student.encode()[:MAX_ID].decode("utf-8", errors="ignore")
-            sub.notes.append(f"the id {short} {why}: graded as {short}~{_digest(sub)}")
-            sub.student = f"{short}~{_digest(sub)}"
-    return found
+            name = _student_name(entry)
+            student, why = student_id(name, entry.name, reserved)
+            sub = Submission(Path(entry.path), student, _problem(entry), family=family(name))
+            sub.notes += [why] if why else []
+            sub.notes += name_flags(name)
+            found.append((name, sub))
+    found.sort(key=lambda f: (f[1].path.suffix.lower() == ".zip", os.fsencode(f[1].path.name)))
+    taken: set[str] = set()
+    for _, sub in found:  # the very same id twice (a folder x and a zip x.zip): the later moves
+        if sub.student in taken:
+            moved = f"{sub.student}~{digest(sub.path.name)}"
+            while moved in taken:
+                moved += "~"
+            sub.notes.append(f"the id {sub.student} is another entry's: graded as {moved}")
+            sub.student = moved
+        taken.add(sub.student)
+    twins = twin_notes({sub.student: name for name, sub in found})
+    for _, sub in found:
+        sub.notes += [twins[sub.student]] if sub.student in twins else []
+    return sorted((sub for _, sub in found), key=lambda s: os.fsencode(s.path.name))
 
 
 def zip_entry_count(path: Path) -> int | None:

@@ -1,11 +1,28 @@
-"""Text that is safe to write: every string the grader writes (results.json, the terminal,
-grades.csv, the class report) encodes as strict UTF-8.
+"""Text that is safe to write: the one renderer every string from a submission passes through
+before any sink (the terminal, report.txt, results.json, instructor.json, grades.csv,
+canvas.csv, the class report in Markdown and HTML, notebooks).
 
-A file name that is not UTF-8 reaches Python as a str holding lone surrogates
-(`os.fsdecode(b"\\xff")` is `"\\udcff"`), and a child's JSON events may carry `"\\ud800"`
-escapes. Neither encodes as UTF-8: a strict JSON reader rejects such a results.json. Here every
-lone surrogate is replaced by a visible escape: a surrogate-escaped byte U+DC80..U+DCFF (what
-the file system's undecodable byte 0xNN became) by `\\xNN`, any other surrogate by `\\uNNNN`.
+A submission chooses its exception messages, its output, its file and folder names. Written
+raw, such text can command the reader's terminal (ESC sequences: OSC 52 writes the clipboard,
+OSC 0 sets the window title, CSI moves the cursor and erases what was written), reorder what a
+line shows (bidi embeddings, overrides and isolates), hide characters (zero-width spaces and
+joiners, the BOM, invisible fillers) or break a strict UTF-8 reader (lone surrogates: a file
+name that is not UTF-8 reaches Python as `os.fsdecode(b"\\xff") == "\\udcff"`, and a child's
+JSON may carry `"\\ud800"`). `visible` makes all of them inert and visible: each such character
+is replaced by its escape, so the reader sees what was there and nothing acts on it:
+
+- a surrogate-escaped byte U+DC80..U+DCFF (an undecodable byte 0xNN of a name) by `\\xNN`;
+- other characters below U+0100 (C0 controls, DEL, C1 controls) by `\\xNN` (`\\x1b` for ESC),
+  except `\\n`, `\\r` and `\\t`, which `one_line` writes as those two-character escapes and
+  `visible` keeps `\\n` and `\\t` as they are (multi-line text stays multi-line);
+- every other one (format characters, line and paragraph separators, other surrogates,
+  invisible fillers) by `\\uNNNN` or `\\UNNNNNNNN`.
+
+The escaped set is INERT: every code point of Unicode's categories Cc, Cf, Cs, Zl and Zp
+(test_safe_text proves the pattern covers them) plus the fillers that render as nothing.
+Everything else (letters of any script, emoji, symbols) is unchanged. The result always
+encodes as strict UTF-8. Format-specific escaping (Markdown, HTML, CSV formulas, rich markup)
+happens after this, at the sink.
 """
 
 from __future__ import annotations
@@ -14,28 +31,54 @@ import json
 import os
 import re
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+# Cc, Cf, Cs, Zl, Zp (Unicode 14; whole blocks where a block is only format characters) and
+# the characters that render as nothing: U+034F (combining grapheme joiner), U+115F and U+1160
+# (Hangul choseong and jungseong fillers), U+17B4 and U+17B5 (Khmer inherent vowels), U+3164
+# and U+FFA0 (Hangul fillers), variation selectors U+180B..U+180D, U+FE00..U+FE0F,
+# U+E0100..U+E01EF.
+INERT = re.compile(
+    "[\x00-\x1f\x7f-\x9f\xad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
+    "\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164"
+    "\ud800-\udfff\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef]")
+_KEPT = frozenset("\n\t")  # what multi-line text keeps as it is
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def _escape(match: re.Match) -> str:
-    code = ord(match.group())
-    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
+def escape(ch: str) -> str:
+    """The visible escape of one character of INERT (see the module)."""
+    code = ord(ch)
+    if ch in _NAMED:
+        return _NAMED[ch]
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte (os.fsdecode's surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _multi_line(match: re.Match) -> str:
+    ch = match.group()
+    return ch if ch in _KEPT else escape(ch)
 
 
 def visible(text: str) -> str:
-    """`text` with each lone surrogate replaced by its visible escape (see the module); other
-    characters unchanged. The result always encodes as strict UTF-8."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return _SURROGATE.sub(_escape, text)
+    """`text` inert (see the module): every character of INERT but newline and tab replaced
+    by its visible escape; the rest unchanged. Always strict UTF-8."""
+    return INERT.sub(_multi_line, str(text))
+
+
+def one_line(text: str) -> str:
+    """`text` inert and on one line: as `visible`, with newline, carriage return and tab
+    written as `\\n`, `\\r`, `\\t` too (names, CSV cells, table cells)."""
+    return INERT.sub(lambda m: escape(m.group()), str(text))
 
 
 def name(path: os.PathLike | str | bytes) -> str:
-    """A file or folder name (str, bytes or path) as displayable text: `b"a\\xff.py"` and
-    `Path(os.fsdecode(b"a\\xff.py"))` both give `a\\xff.py`."""
-    return visible(os.fsdecode(path))
+    """A file or folder name (str, bytes or path) as displayable text on one line:
+    `b"a\\xff.py"` and `Path(os.fsdecode(b"a\\xff.py"))` both give `a\\xff.py`."""
+    return one_line(os.fsdecode(path))
 
 
 def clean(data: object) -> object:
@@ -51,7 +94,8 @@ def clean(data: object) -> object:
 
 
 def utf8_json(data: object, indent: int | None = 2) -> bytes:
-    """`data` as JSON encoded in strict UTF-8 (non-ASCII characters kept as they are, lone
-    surrogates escaped visibly first); raises ValueError for NaN or infinity (not JSON)."""
+    """`data` as JSON encoded in strict UTF-8 (every string made inert by `clean` first; other
+    non-ASCII characters kept as they are); raises ValueError for NaN or infinity (not
+    JSON)."""
     text = json.dumps(clean(data), indent=indent, ensure_ascii=False, allow_nan=False)
     return text.encode("utf-8")  # strict: cannot fail after clean()

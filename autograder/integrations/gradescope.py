@@ -44,7 +44,7 @@ from pathlib import Path, PurePosixPath
 from ..assignments import VISIBILITIES, Assignment
 from ..atomic import write_atomic
 from ..audiences import STUBBED, share
-from ..grading.safe_text import utf8_json
+from ..grading.safe_text import utf8_json, visible
 
 ENGINE = Path(__file__).resolve().parent.parent
 PYPROJECT = ENGINE.parent / "pyproject.toml"
@@ -251,7 +251,7 @@ def grade_in(root: Path, assignment: str) -> dict:
 def run(root: Path, assignment: str) -> int:
     """run_autograder's body: always writes root/results/results.json."""
     for problem in lock_down(root)[:5]:
-        print(f"warning: cannot protect {problem}", file=sys.stderr)
+        print(f"warning: cannot protect {visible(problem)}", file=sys.stderr)
     try:
         results = grade_in(root, assignment)
     except Exception as e:  # Gradescope shows nothing useful for a missing results.json

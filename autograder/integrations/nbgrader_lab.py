@@ -7,8 +7,8 @@ course's), whose working folder is an empty temporary one, so neither the notebo
 PYTHONPATH, user site-packages or a sitecustomize next to the notebook is on its path: the
 engine it imports is the course's only. That interpreter runs `service.grade` (student code only
 in the sandboxed child, goldens only in that trusted process) and writes one JSON document: the
-tests' results, where a hidden test keeps only its task, points and status. The kernel reads the
-document back and prints each task's feedback.
+tests' results, where a hidden test keeps only its task, points and status, every string made
+inert (safe_text.clean). The kernel reads the document back and prints each task's feedback.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..grading.judge import TestResult
+from ..grading.safe_text import clean, visible
 
 MAX_SHOWN = 6  # public failures printed per task
 WIDTH = 96  # columns of the printed feedback
@@ -41,21 +42,22 @@ class LabGrade:
     hidden_graded: bool
 
     def task(self, number: int | None) -> float:
-        """Print the task's feedback (public failures with hints; hidden ones as a count) and
-        return its points: the value nbgrader records for the cell."""
+        """Print the task's feedback (public failures with hints; hidden ones as a count; every
+        text inert, safe_text.visible) and return its points: the value nbgrader records for
+        the cell."""
         tests = [t for t in self.tests if t.task == number]
         score, total = sum(t.points for t in tests), sum(t.max_points for t in tests)
         print(f"{len(tests)} tests, {score:g} / {total:g} points")
         for problem in self.problems:
-            print("problem:", problem.splitlines()[0])
+            print("problem:", visible(problem.splitlines()[0]))
         public = [t for t in tests if t.visibility == "public" and not t.passed]
         shown: set[str] = set()
         for t in public[:MAX_SHOWN]:
-            print(f"\nFAILED {t.id} ({t.max_points:g} points)")
+            print(f"\nFAILED {visible(t.id)} ({t.max_points:g} points)")
             for line in (t.message or "failed").splitlines():
-                print(_wrapped(line, "    "))
+                print(_wrapped(visible(line), "    "))
             for hint in t.hints:
-                print(_wrapped(hint if hint not in shown else "(the same as above)",
+                print(_wrapped(visible(hint) if hint not in shown else "(the same as above)",
                                "    Hint: ", "          "))
                 shown.add(hint)
         if len(public) > MAX_SHOWN:
@@ -103,10 +105,10 @@ def grade_lab(assignment: str, folder: Path | str | None = None) -> LabGrade:
         except (OSError, ValueError) as e:
             tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["?"]
             raise LabError(f"grading {assignment} failed (exit {done.returncode}): "
-                           f"{tail[0]}") from e
+                           f"{visible(tail[0])}") from e
     for line in reply["warnings"]:
-        print(line)
-    print(reply["summary"])
+        print(visible(line))
+    print(visible(reply["summary"]))
     return LabGrade(reply["assignment"], tuple(TestResult(**t) for t in reply["tests"]),
                     tuple(reply["problems"]), reply["hidden_graded"])
 
@@ -137,5 +139,5 @@ def _grade_here(assignment: str, folder: Path) -> dict:
 
 
 if __name__ == "__main__":  # python -I -m autograder.integrations.nbgrader_lab ASSIGNMENT FOLDER REPLY
-    Path(sys.argv[3]).write_text(json.dumps(_grade_here(sys.argv[1], Path(sys.argv[2])),
+    Path(sys.argv[3]).write_text(json.dumps(clean(_grade_here(sys.argv[1], Path(sys.argv[2]))),
                                             ensure_ascii=True), encoding="utf-8")

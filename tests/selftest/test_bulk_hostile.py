@@ -121,7 +121,7 @@ def hostile_class(subs: Path) -> dict[str, tuple[float, str]]:
     # 10 a name made for CSV injection and terminal escapes
     package(subs / INJECTION, SOLUTION)
     expected["=cmd|' -C calc'!A0,\"q\"\\n\\x1b[2Jrow"] = (7, "")
-    # 11 duplicate ids: by case, and by Unicode normalization
+    # 11 look-alike names: by case, and by Unicode normalization (never renamed: flagged)
     package(subs / "Dup", SOLUTION)
     package(subs / "dup", WRONG_ADD)
     (subs / unicodedata.normalize("NFC", "José")).mkdir()  # (empty: nothing to run)
@@ -174,10 +174,9 @@ def test_hostile_class_costs_only_each_attackers_grade(two_assignment_course, tm
     assert len(renamed) == 1 and float(by_id[renamed[0]]["score"]) == 5
     assert "is the name of a file the class run writes" in by_id[renamed[0]]["message"]
     assert len([s for s in by_id if s.startswith("\\xfe" * 50) and "~" in s]) == 1
-    dups = {s: r for s, r in by_id.items() if s.casefold().startswith(("dup~", "jos"))}
-    assert len(dups) == 4 and all("only by case or Unicode normalization" in r["message"]
-                                  for r in dups.values())
-    assert sorted(float(r["score"]) for r in dups.values()) == [0, 0, 5, 7]
+    dups = {s: by_id[s] for s in ("Dup", "dup", "Jos\u00e9", "Jose\\u0301")}  # own ids, flagged
+    assert all("looks like" in r["message"] for r in dups.values())
+    assert [float(r["score"]) for r in dups.values()] == [7, 5, 0, 0]  # each on its own files
     for name in ("grades.csv", "canvas.csv", "class_report.md", "class_report.html"):
         text = (out / name).read_bytes().decode("utf-8")  # strict: valid UTF-8
         assert "\x1b" not in text and "\udcff" not in text

@@ -21,7 +21,7 @@ from autograder.authoring.goldens import _manifest_differences, _timed
 from autograder.authoring.starter import without_markers
 from autograder.backends import base, runner, timeouts
 from autograder.backends.base import RunRequest, RunResult
-from autograder.backends.timeouts import FLOOR_S, MULTIPLE, cold_pool, derived_timeout
+from autograder.backends.timeouts import FLOOR_S, MAX_SLOWDOWN, MULTIPLE, cold_pool, derived_timeout
 from autograder.grading.judge import grade_submission_root
 from autograder.grading.store import GoldenStore, load_store, load_stores
 from autograder.sandbox import SandboxPolicy
@@ -219,15 +219,103 @@ def test_the_timing_replay_runs_the_tests_in_reverse(toy, monkeypatch):
     assert len(orders[0]) > 1 and orders[1] == orders[0][::-1]
 
 
-@pytest.mark.parametrize("load, cores, slowdown", [(0.3, 2, 1.0), (6.0, 2, 3.0), (30.0, 2, 15.0)])
+@pytest.mark.parametrize("load, cores, slowdown", [(0.3, 2, 1.0), (6.0, 2, 3.0), (30.0, 2, 15.0),
+                                                   (500.0, 2, MAX_SLOWDOWN)])
 def test_a_busy_machine_stretches_the_limit(monkeypatch, load, cores, slowdown):
     """The load average per core stretches every derived limit (a correct submission on a
-    machine running 30 processes on 2 cores must not time out), never below the quiet limit and
-    never past the cap."""
+    machine running 30 processes on 2 cores must not time out), never below the quiet limit,
+    never past MAX_SLOWDOWN times it and never past the cap."""
     monkeypatch.undo()  # the real machine_slowdown, on a faked load average
     monkeypatch.setattr(timeouts.os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(timeouts, "runnable_now", lambda: load)
     monkeypatch.setattr(timeouts.os, "sched_getaffinity", lambda pid: set(range(cores)))
-    assert timeouts.machine_slowdown() == pytest.approx(slowdown)
-    assert timeouts.grading_timeout(0.3, 100.0) == pytest.approx(slowdown * 0.3 * MULTIPLE)
-    assert timeouts.grading_timeout(0.001, 100.0) == pytest.approx(slowdown * FLOOR_S)
-    assert timeouts.grading_timeout(5.0, 10.0) == 10.0  # the cap still caps
+    factor = timeouts.machine_slowdown()
+    assert factor == pytest.approx(slowdown)
+    assert derived_timeout(0.3, 1000.0, factor) == pytest.approx(slowdown * 0.3 * MULTIPLE)
+    assert derived_timeout(0.001, 1000.0, factor) == pytest.approx(slowdown * FLOOR_S)
+    assert derived_timeout(5.0, 10.0, factor) == 10.0  # the cap still caps
+    assert derived_timeout(0.3, 1000.0, 1e6) == pytest.approx(MAX_SLOWDOWN * 0.3 * MULTIPLE)
+
+
+class LoadingBox:
+    """A box whose "child" raises the machine's load as soon as it starts (dozens of busy
+    processes), reports the start of its first test and dies in it, so the runner starts a
+    second child for the rest after the load rose. It keeps each child's limits (the config's
+    timeouts) and the limit the parent timed the test in progress with."""
+
+    configs: list[dict]
+    load: list[float]
+
+    def __init__(self, run: Path, req: RunRequest, caps):
+        self.req = req
+
+    def new_output_file(self, path: Path) -> Path:
+        path.touch()
+        return path
+
+    def start(self, boot, config, writable, forbidden, stdout, stderr):
+        limits = json.loads(Path(config).read_text())["timeouts"]
+        LoadingBox.load[0] = 60.0  # 30 busy processes per core from here on
+        first = next(iter(limits))
+        writable[0].write_text(json.dumps({"ev": "start", "id": first}) + "\n")
+        LoadingBox.configs.append({"child": limits, "in_progress": self.req.test_timeout(first)})
+        return type("Died", (), {"poll": lambda self: 1, "kill": lambda self: None})()
+
+    def after_child(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    @staticmethod
+    def hidden_refusal(request, caps):
+        return None
+
+
+def limits_under(toy, monkeypatch, load_before: float) -> list[dict]:
+    """The limits of every child of one public run of the toy's tests (cap 1000 s each) that
+    starts with `load_before` on a 2-core machine and drives the load to 60 while it runs."""
+    monkeypatch.undo()  # the real machine_slowdown, on a faked load average
+    LoadingBox.configs, LoadingBox.load = [], [load_before]
+    monkeypatch.setattr(timeouts.os, "getloadavg", lambda: tuple(LoadingBox.load) * 3)
+    monkeypatch.setattr(timeouts, "runnable_now", lambda: LoadingBox.load[0])
+    monkeypatch.setattr(timeouts.os, "sched_getaffinity", lambda pid: {0, 1})
+    plan = base.TestPlan.from_stores(load_stores(toy, ("public",)))
+    plan = replace(plan, timeouts=dict.fromkeys(plan.ids, 1000.0))
+    runner.run_tests(RunRequest(toy, toy.solutions, "replay", plan, SandboxPolicy.create()),
+                     LoadingBox)
+    assert len(LoadingBox.configs) == len(plan.ids) > 1  # one child per test: each died in it
+    return LoadingBox.configs
+
+
+def test_load_the_run_creates_never_lengthens_its_limits(toy, monkeypatch):
+    """The load factor is read once, before the run's first child, and frozen: a submission
+    that spins up busy processes gets exactly the limits of the same run on a quiet machine
+    (every child's config and the parent's clock alike); a run that starts on a busy machine
+    is stretched by the load found then, at most MAX_SLOWDOWN times."""
+    quiet = limits_under(toy, monkeypatch, load_before=0.0)
+    plan = base.TestPlan.from_stores(load_stores(toy, ("public",)))
+    expected = {i: derived_timeout(plan.measured[i], 1000.0, 1.0) for i in plan.ids}
+    for child in quiet:
+        assert child["child"] == {i: expected[i] for i in child["child"]}
+        assert child["in_progress"] == expected[next(iter(child["child"]))]
+    busy = limits_under(toy, monkeypatch, load_before=1000.0)
+    for child in busy:
+        assert child["child"] == {i: derived_timeout(plan.measured[i], 1000.0, MAX_SLOWDOWN)
+                                  for i in child["child"]}
+
+
+def test_load_of_processes_that_are_gone_does_not_count(monkeypatch):
+    """The 1-minute average still holds an earlier run's busy processes after they died with
+    its child; the runnable count now does not: the machine is quiet, the factor is 1. Where
+    /proc/loadavg is unreadable the average alone counts."""
+    monkeypatch.undo()
+    monkeypatch.setattr(timeouts.os, "getloadavg", lambda: (60.0, 20.0, 7.0))
+    monkeypatch.setattr(timeouts.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(timeouts, "runnable_now", lambda: 0.4)
+    assert timeouts.machine_slowdown() == 1.0
+    monkeypatch.setattr(timeouts, "runnable_now", lambda: 8.0)  # still busy: both agree
+    assert timeouts.machine_slowdown() == 4.0
+    monkeypatch.setattr(timeouts, "runnable_now", lambda: None)
+    assert timeouts.machine_slowdown() == MAX_SLOWDOWN
+    assert timeouts.runnable_now() is None or timeouts.runnable_now() >= 0.0  # the real reader
