@@ -10,6 +10,8 @@ Blocks (see assignments/handout_blocks.py):
   generated multilingual corpus (tests/bpe/common.py `corpus`, seed 0) under growing vocabularies.
   BPE training is greedy, so the first k merges of one training run are what training to
   256 + k tokens gives: one run serves every row;
+- bpe-utf8: the UTF-8 byte counts of the handout's example characters, and the byte values that
+  never occur in valid UTF-8 (found by encoding every code point);
 - bench-bpe-train: train_bpe on bench/bench_bpe.py's ~1 MB corpus to 1,000 merges, against HF
   tokenizers, from the row of bench/results.json (the committed `make bench`), compared exactly.
 """
@@ -113,6 +115,33 @@ def training_time() -> str:
             f"figures, the ratio less)")
 
 
+UTF8_EXAMPLES = (("a", "ASCII letter"), ("é", "Latin letter with accent"), ("я", "Cyrillic letter"),
+                 ("中", "CJK ideograph (Basic Multilingual Plane)"),
+                 ("\U00020000", "CJK ideograph (Extension B, outside the BMP)"),
+                 ("❤", "emoji in the BMP"), ("🍓", "emoji"), ("👍🏽", "emoji + skin-tone modifier"),
+                 ("🇫🇷", "flag (two regional indicators)"),
+                 ("👨\u200d👩\u200d👧", "family: three emoji joined by two ZWJ"))
+
+
+def utf8_table() -> str:
+    lines = ["| text | what | code points | UTF-8 bytes |", "|---|---|---|---|"]
+    for text, what in UTF8_EXAMPLES:
+        points = " ".join(f"U+{ord(c):04X}" for c in text)
+        lines.append(f"| {text} | {what} | {points} | {len(text.encode('utf-8'))} |")
+    seen = set()
+    for cp in range(0x110000):
+        if not 0xD800 <= cp <= 0xDFFF:
+            seen.update(chr(cp).encode("utf-8"))
+    never = [b for b in range(256) if b not in seen]
+    runs, start = [], never[0]
+    for prev, cur in zip(never, never[1:] + [None]):
+        if cur != prev + 1:
+            runs.append(f"0x{start:02X}" if start == prev else f"0x{start:02X}–0x{prev:02X}")
+            start = cur
+    lines += ["", f"{len(never)} byte values never occur in valid UTF-8: {', '.join(runs)}."]
+    return "\n".join(lines)
+
+
 def load_module(path: Path, name: str):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
@@ -126,7 +155,8 @@ def load_fixtures():
 
 def generate(timings: bool) -> dict[str, str]:
     return {"bpe-first-merges": first_merges(), "bpe-strawberry": strawberry(),
-            "bpe-vocab-table": vocab_table(), "bench-bpe-train": training_time()}
+            "bpe-vocab-table": vocab_table(), "bench-bpe-train": training_time(),
+            "bpe-utf8": utf8_table()}
 
 
 if __name__ == "__main__":
