@@ -13,7 +13,7 @@ Blocks (see assignments/handout_blocks.py):
   256 + k tokens gives: one run serves every row;
 - bpe-languages: one document in ten languages (data/debian-history) and a dedication in three
   more scripts: UTF-8 bytes per character and bytes per token under an English-trained and a
-  ten-language tokenizer;
+  ten-language tokenizer, and whether its ids equal tiktoken's built from the same merges;
 - bpe-utf8: the UTF-8 byte counts of the handout's example characters, and the byte values that
   never occur in valid UTF-8 (found by encoding every code point);
 - bench-bpe-train: train_bpe on bench/bench_bpe.py's ~1 MB corpus to 1,000 merges, against HF
@@ -34,6 +34,7 @@ sys.path.insert(0, str(HERE.parent))
 from handout_blocks import main
 
 from bpe import Tokenizer, attention_flops, bytes_per_token, train_bpe
+from bpe.pretokenize import GPT2_PATTERN
 
 WORKED_EXAMPLE = ("low low low low low lower lower newest newest newest newest newest newest "
                   "widest widest widest")
@@ -115,8 +116,9 @@ def language_table() -> str:
              for lang in LANGUAGES}
     split = {lang: len(t) * 4 // 5 for lang, t in texts.items()}
     english = Tokenizer(*train_bpe(texts["en"][:split["en"]], 256 + LANGUAGE_MERGES))
-    everyone = Tokenizer(*train_bpe("".join(t[:split[lang]] for lang, t in texts.items()),
-                                    256 + LANGUAGE_MERGES))
+    vocab, merges = train_bpe("".join(t[:split[lang]] for lang, t in texts.items()),
+                              256 + LANGUAGE_MERGES)
+    everyone = Tokenizer(vocab, merges)
     held_out = {lang: t[split[lang]:] for lang, t in texts.items()}
     for lang in DEDICATION_LANGUAGES:
         held_out[lang] = (DATA / "debian-history" / f"dedication-9.0.{lang}.txt").read_text(encoding="utf-8")
@@ -130,7 +132,31 @@ def language_table() -> str:
         lines.append(f"| {LANGUAGE_NAMES[lang]} | {len(text.encode('utf-8')) / len(text):.2f} | "
                      f"{bytes_per_token(english, text):.2f} | {multiple} | "
                      f"{bytes_per_token(everyone, text):.2f} |")
+    oracle = tiktoken_encoder(merges)
+    same = sum(everyone.encode(text) == oracle(text) for text in held_out.values())
+    lines += ["", f"On {same} of these {len(held_out)} texts the ten-language tokenizer's ids equal "
+              f"those of `tiktoken.Encoding` built from the same merges and pattern (tiktoken "
+              f"{tiktoken_version()})."]
     return "\n".join(lines)
+
+
+def tiktoken_encoder(merges: list[tuple[bytes, bytes]]):
+    """encode(text) -> ids of tiktoken.Encoding with rank 256 + k for merge k (ids = ranks here:
+    train_bpe without special tokens numbers merges the same way)."""
+    import tiktoken
+
+    ranks = {bytes([b]): b for b in range(256)}
+    for k, (a, b) in enumerate(merges):
+        ranks[a + b] = 256 + k
+    enc = tiktoken.Encoding(name="bpe_handout", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
+                            special_tokens={})
+    return enc.encode_ordinary
+
+
+def tiktoken_version() -> str:
+    import tiktoken
+
+    return tiktoken.__version__
 
 
 def training_time() -> str:
