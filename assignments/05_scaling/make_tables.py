@@ -148,8 +148,9 @@ def fit_timings() -> str:
     every_10th = analytic["peer"]
     return (f"Measured by `make bench` ({results['date']}, {results['machine']}): one scipy "
             f"L-BFGS-B call per start with the analytic gradient takes {every_10th:.1f} CPU s for "
-            f"every 10th start (450) on 245 runs, so about {10 * every_10th:.0f} s for the full "
-            f"grid; with finite-difference gradients about {full['peer']:.0f} s (450 starts, x10); "
+            f"every 10th start (450) on 245 runs, so about {10 * every_10th:.0f} CPU s for the "
+            f"full grid; with finite-difference gradients about {full['peer']:.0f} CPU s (timed on "
+            f"every 10th start, ×10); "
             f"the reference's lockstep L-BFGS fits the full grid in {full['ours']:.1f} CPU s.")
 
 
