@@ -6,22 +6,25 @@
 Blocks (see assignments/handout_blocks.py):
 - bpe-first-merges: the first eight merges of the worked example (`train_bpe`, 264 tokens);
 - bpe-strawberry: the id of " strawberry" and the merges that build it;
-- bpe-vocab-table: bytes/token, tokens and `attention_flops` of a held-out document of the
-  generated multilingual corpus (tests/bpe/common.py `corpus`, seed 0) under growing vocabularies.
+- bpe-vocab-table: bytes/token, tokens and `attention_flops` of the last 10 % of The Devil's
+  Dictionary (data/devils-dictionary.txt, public domain; data/PROVENANCE.md) under growing
+  vocabularies trained on the first 90 %.
   BPE training is greedy, so the first k merges of one training run are what training to
   256 + k tokens gives: one run serves every row;
+- bpe-languages: one document in ten languages (data/debian-history) and a dedication in three
+  more scripts: UTF-8 bytes per character and bytes per token under an English-trained and a
+  ten-language tokenizer, and whether its ids equal tiktoken's built from the same merges;
+- bpe-utf8: the UTF-8 byte counts of the handout's example characters, and the byte values that
+  never occur in valid UTF-8 (found by encoding every code point);
 - bench-bpe-train: train_bpe on bench/bench_bpe.py's ~1 MB corpus to 1,000 merges, against HF
   tokenizers, from the row of bench/results.json (the committed `make bench`), compared exactly.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
-
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -31,12 +34,19 @@ sys.path.insert(0, str(HERE.parent))
 from handout_blocks import main
 
 from bpe import Tokenizer, attention_flops, bytes_per_token, train_bpe
+from bpe.pretokenize import GPT2_PATTERN
 
 WORKED_EXAMPLE = ("low low low low low lower lower newest newest newest newest newest newest "
                   "widest widest widest")
 FRUIT = ("I ate a strawberry with straw. A berry, a straw, a strawberry. raspberry and blueberry "
          "and strawberry jam. ")
-TRAIN_WORDS, HELD_OUT_WORDS, LEXICON = 40_000, 4_000, 300
+DATA = HERE / "data"
+LANGUAGES = ("en", "de", "es", "fr", "it", "lt", "pt", "ru", "ja", "ko")
+DEDICATION_LANGUAGES = ("bn", "ta", "th")
+LANGUAGE_NAMES = {"en": "English", "de": "German", "es": "Spanish", "fr": "French", "it": "Italian",
+                  "lt": "Lithuanian", "pt": "Portuguese", "ru": "Russian", "ja": "Japanese",
+                  "ko": "Korean", "bn": "Bengali", "ta": "Tamil", "th": "Thai"}
+LANGUAGE_MERGES = 1000
 VOCAB_SIZES = (256, 356, 556, 1256, 2256)
 D_MODEL, N_LAYERS = 768, 12  # GPT-2 small's shape (Radford et al., 2019, Table 2)
 
@@ -72,16 +82,15 @@ def strawberry() -> str:
 
 
 def vocab_table() -> str:
-    rng = np.random.default_rng(0)
-    text = load_fixtures().corpus(rng, TRAIN_WORDS + HELD_OUT_WORDS, words_per_lang=LEXICON)
-    cut = len(text) * TRAIN_WORDS // (TRAIN_WORDS + HELD_OUT_WORDS)
+    text = (DATA / "devils-dictionary.txt").read_text(encoding="utf-8")
+    cut = len(text) * 9 // 10
     train, held_out = text[:cut], text[cut:]
     vocab, merges = train_bpe(train, max(VOCAB_SIZES))
     n_bytes = len(held_out.encode("utf-8"))
-    lines = [f"Measured with the reference `bytes_per_token` / `attention_flops` on a "
-             f"{n_bytes:,}-byte held-out document of the generated multilingual corpus "
-             f"(tokenizers trained on the {len(train.encode('utf-8')) / 1e3:.0f} kB before it; "
-             f"d_model {D_MODEL}, {N_LAYERS} layers, i.e. GPT-2 small's shape):", "",
+    lines = [f"Measured with the reference `bytes_per_token` / `attention_flops` on the last "
+             f"{n_bytes:,} bytes of *The Devil's Dictionary* (tokenizers trained on the "
+             f"{len(train.encode('utf-8')) / 1e3:.0f} kB before them; d_model {D_MODEL}, "
+             f"{N_LAYERS} layers, i.e. GPT-2 small's shape):", "",
              "| vocab size | bytes/token | tokens | attention FLOPs |", "|---|---|---|---|"]
     rows = []
     for size in VOCAB_SIZES:
@@ -96,6 +105,58 @@ def vocab_table() -> str:
     lines += ["", f"{gain:.2f}× more bytes per token buys {fewer:.2f}× (= {gain:.2f}²) fewer "
               f"attention FLOPs — and a {gain:.2f}× longer document in the same context window."]
     return "\n".join(lines)
+
+
+def language_table() -> str:
+    """One document in ten languages (Debian's project history) and a dedication in three more
+    scripts: UTF-8 bytes per character, and bytes per token under a tokenizer trained on the
+    English text only and one trained on all ten (first 80 % of each text; measured on the
+    rest)."""
+    texts = {lang: (DATA / "debian-history" / f"project-history.{lang}.txt").read_text(encoding="utf-8")
+             for lang in LANGUAGES}
+    split = {lang: len(t) * 4 // 5 for lang, t in texts.items()}
+    english = Tokenizer(*train_bpe(texts["en"][:split["en"]], 256 + LANGUAGE_MERGES))
+    vocab, merges = train_bpe("".join(t[:split[lang]] for lang, t in texts.items()),
+                              256 + LANGUAGE_MERGES)
+    everyone = Tokenizer(vocab, merges)
+    held_out = {lang: t[split[lang]:] for lang, t in texts.items()}
+    for lang in DEDICATION_LANGUAGES:
+        held_out[lang] = (DATA / "debian-history" / f"dedication-9.0.{lang}.txt").read_text(encoding="utf-8")
+    lines = ["| text | UTF-8 bytes / character | bytes / token, trained on English | tokens, "
+             "as a multiple of English's | bytes / token, trained on all ten |",
+             "|---|---|---|---|---|"]
+    english_tokens = len(english.encode(held_out["en"]))
+    for lang, text in held_out.items():
+        n_tokens = len(english.encode(text))
+        multiple = f"{n_tokens / english_tokens:.1f}×" if lang in LANGUAGES else "—"
+        lines.append(f"| {LANGUAGE_NAMES[lang]} | {len(text.encode('utf-8')) / len(text):.2f} | "
+                     f"{bytes_per_token(english, text):.2f} | {multiple} | "
+                     f"{bytes_per_token(everyone, text):.2f} |")
+    oracle = tiktoken_encoder(merges)
+    same = sum(everyone.encode(text) == oracle(text) for text in held_out.values())
+    lines += ["", f"On {same} of these {len(held_out)} texts the ten-language tokenizer's ids equal "
+              f"those of `tiktoken.Encoding` built from the same merges and pattern (tiktoken "
+              f"{tiktoken_version()})."]
+    return "\n".join(lines)
+
+
+def tiktoken_encoder(merges: list[tuple[bytes, bytes]]):
+    """encode(text) -> ids of tiktoken.Encoding with rank 256 + k for merge k (ids = ranks here:
+    train_bpe without special tokens numbers merges the same way)."""
+    import tiktoken
+
+    ranks = {bytes([b]): b for b in range(256)}
+    for k, (a, b) in enumerate(merges):
+        ranks[a + b] = 256 + k
+    enc = tiktoken.Encoding(name="bpe_handout", pat_str=GPT2_PATTERN, mergeable_ranks=ranks,
+                            special_tokens={})
+    return enc.encode_ordinary
+
+
+def tiktoken_version() -> str:
+    import tiktoken
+
+    return tiktoken.__version__
 
 
 def training_time() -> str:
@@ -113,20 +174,37 @@ def training_time() -> str:
             f"figures, the ratio less)")
 
 
-def load_module(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+UTF8_EXAMPLES = (("a", "ASCII letter"), ("é", "Latin letter with accent"), ("я", "Cyrillic letter"),
+                 ("中", "CJK ideograph (Basic Multilingual Plane)"),
+                 ("\U00020000", "CJK ideograph (Extension B, outside the BMP)"),
+                 ("❤", "emoji in the BMP"), ("🍓", "emoji"), ("👍🏽", "emoji + skin-tone modifier"),
+                 ("🇫🇷", "flag (two regional indicators)"),
+                 ("👨\u200d👩\u200d👧", "family: three emoji joined by two ZWJ"))
 
 
-def load_fixtures():
-    return load_module(ROOT / "tests" / "bpe" / "common.py", "bpe_fixtures_for_handout")
+def utf8_table() -> str:
+    lines = ["| text | what | code points | UTF-8 bytes |", "|---|---|---|---|"]
+    for text, what in UTF8_EXAMPLES:
+        points = " ".join(f"U+{ord(c):04X}" for c in text)
+        lines.append(f"| {text} | {what} | {points} | {len(text.encode('utf-8'))} |")
+    seen = set()
+    for cp in range(0x110000):
+        if not 0xD800 <= cp <= 0xDFFF:
+            seen.update(chr(cp).encode("utf-8"))
+    never = [b for b in range(256) if b not in seen]
+    runs, start = [], never[0]
+    for prev, cur in zip(never, never[1:] + [None]):
+        if cur != prev + 1:
+            runs.append(f"0x{start:02X}" if start == prev else f"0x{start:02X}–0x{prev:02X}")
+            start = cur
+    lines += ["", f"{len(never)} byte values never occur in valid UTF-8: {', '.join(runs)}."]
+    return "\n".join(lines)
 
 
 def generate(timings: bool) -> dict[str, str]:
     return {"bpe-first-merges": first_merges(), "bpe-strawberry": strawberry(),
-            "bpe-vocab-table": vocab_table(), "bench-bpe-train": training_time()}
+            "bpe-vocab-table": vocab_table(), "bench-bpe-train": training_time(),
+            "bpe-utf8": utf8_table(), "bpe-languages": language_table()}
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
     .venv/bin/python assignments/04_dedup/make_plots.py     # writes s_curve.png next to this file
 
 Left: candidate_probability(s, b, r) for several (b, r) with b * r <= 128, and the shaded
-false-positive / false-negative areas that lsh_params(0.8, 128) minimizes. Right: MinHash estimates
+false-positive / false-negative areas that lsh_params(0.8, 128) minimizes; the real license-version
+pairs of the handout's worked example (data/licenses, make_tables.LICENSE_PAIRS) at their exact
+Jaccard on the chosen curve. Right: MinHash estimates
 of planted pairs against their exact Jaccard, with the +-2 sqrt(J (1 - J) / k) band.
 """
 
@@ -19,7 +21,10 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent / "solutions"))
 
-from dedup import MinHasher, candidate_probability, estimate_jaccard, lsh_params
+from dedup import MinHasher, candidate_probability, estimate_jaccard, jaccard, lsh_params, shingles
+
+sys.path.insert(0, str(HERE))
+from make_tables import LICENSE_PAIRS, LICENSES
 
 
 def main() -> None:
@@ -37,6 +42,16 @@ def main() -> None:
     left.fill_between(s, p, 1, where=s >= threshold, color="tab:blue", alpha=0.25,
                       label="false-negative area")
     left.axvline(threshold, color="gray", ls="--", lw=1)
+    for x, y in LICENSE_PAIRS:
+        sx, sy = (shingles((LICENSES / f"{n}.txt").read_text(encoding="utf-8")) for n in (x, y))
+        jac = jaccard(sx, sy)
+        prob = float(candidate_probability(jac, b, r))
+        left.scatter([jac], [prob], color="black", s=14, zorder=3)
+        if prob >= 0.01:
+            left.annotate(f"{x} / {y}", (jac, prob), fontsize=6.5, xytext=(-4, 6),
+                          textcoords="offset points", ha="right")
+    left.annotate("other GNU license versions", (0.25, 0.0), fontsize=6.5, xytext=(0.25, 0.05),
+                  ha="center")
     left.set(xlabel="Jaccard similarity s", ylabel="P[candidate] = 1 - (1 - s^r)^b",
              title="LSH banding: the S-curve", xlim=(0, 1), ylim=(0, 1.01))
     left.legend(fontsize=7.5, loc="upper left")

@@ -8,11 +8,14 @@ Every number is `solutions/scaling` applied to published inputs: Chinchilla's Ap
 175B parameters and 300B tokens (Brown et al., 2020, §2.2) and Chinchilla's 70B and 1.4T (Hoffmann
 et al., 2022, §4). Blocks (see assignments/handout_blocks.py): scaling-exponents,
 scaling-gpt3-table, scaling-gpt3-summary, scaling-inference-table, scaling-mixed-sweep (an
-isoFLOP sweep of Chinchilla's law whose two smallest budgets used a mix with 0.6 B: Task 6).
+isoFLOP sweep of Chinchilla's law whose two smallest budgets used a mix with 0.6 B: Task 6),
+bench-scaling-fit (the fit's timings, from the scaling rows of bench/results.json, the committed
+`make bench`; compared exactly, so the handout changes whenever a new `make bench` is committed).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -133,10 +136,29 @@ def mixed_sweep() -> str:
             f"off by {true / n_all:.1f}×")
 
 
+def fit_timings() -> str:
+    """The full-grid fit against scipy loops, from bench/results.json's scaling rows."""
+    results = json.loads((HERE.parents[1] / "bench" / "results.json").read_text(encoding="utf-8"))
+    rows = {r["peer_name"] + " | " + r["what"]: r for r in results["rows"]
+            if r["group"] == "scaling" and r["ratio"] is not None}
+    full = next((r for k, r in rows.items() if "full grid" in k), None)
+    analytic = next((r for k, r in rows.items() if "analytic gradient" in k), None)
+    if full is None or analytic is None:
+        raise SystemExit("bench/results.json lacks the measured scaling rows: run `make bench`")
+    every_10th = analytic["peer"]
+    return (f"Measured by `make bench` ({results['date']}, {results['machine']}): one scipy "
+            f"L-BFGS-B call per start with the analytic gradient takes {every_10th:.1f} CPU s for "
+            f"every 10th start (450) on 245 runs, so about {10 * every_10th:.0f} CPU s for the "
+            f"full grid; with finite-difference gradients about {full['peer']:.0f} CPU s (timed on "
+            f"every 10th start, ×10); "
+            f"the reference's lockstep L-BFGS fits the full grid in {full['ours']:.1f} CPU s.")
+
+
 def generate(timings: bool) -> dict[str, str]:
     return {"scaling-exponents": exponents(), "scaling-gpt3-table": gpt3_table().replace("e+", "e"),
             "scaling-gpt3-summary": gpt3_summary().replace("e+", "e"),
-            "scaling-inference-table": inference_table(), "scaling-mixed-sweep": mixed_sweep()}
+            "scaling-inference-table": inference_table(), "scaling-mixed-sweep": mixed_sweep(),
+            "bench-scaling-fit": fit_timings()}
 
 
 if __name__ == "__main__":

@@ -85,7 +85,7 @@ def clip_by_hand() -> str:
 
 def clip_batch() -> str:
     return (f"at CLIP's batch of 32,768 the loss of guessing (uniform logits) is log 32,768 = "
-            f"{math.log(32768):.3f}, against log 4 = {math.log(4):.3f} for the batch of four above")
+            f"{math.log(32768):.3f}, against log 4 = {math.log(4):.3f} for a batch of four")
 
 
 def clip_demo() -> str:
