@@ -280,7 +280,8 @@ def signatures_depend_on_set(observed, ctx) -> str | None:
 
 def signatures_equal_per_set(observed, ctx) -> str | None:
     """observed: [here, there], each [sig(S), sig(T)] for two disjoint stored sets, computed in
-    two processes: equal across processes, and sig(S), sig(T) agreeing on at most half."""
+    two processes: equal across processes, sig(S), sig(T) agreeing on at most half, and each
+    with at least half its entries distinct (most_entries_distinct)."""
     if not isinstance(observed, list) or len(observed) != 2 or \
             not all(isinstance(x, list) and len(x) == 2 for x in observed):
         return "expected the signatures of two sets from each of two processes"
@@ -293,24 +294,36 @@ def signatures_equal_per_set(observed, ctx) -> str | None:
     if len(here[0]) != len(here[1]) or _agreement(here[0], here[1]) > 0.5:
         return ("two disjoint sets got signatures that agree on more than half their entries: "
                 "the signature must depend on the set")
+    return _few_distinct(here, len(here[0]))
+
+
+def _few_distinct(sigs: list, k: int) -> str | None:
+    """A message when a signature of k entries has fewer than k // 2 distinct values."""
+    for j, sig in enumerate(sigs):
+        distinct = len(set(sig))
+        if distinct < k // 2:
+            return (f"signature {j}: only {distinct} distinct values among {k} entries: the "
+                    "permutations are not independent (the same hash function reused?), or "
+                    "the entries are not minima of permuted values")
     return None
 
 
 def most_entries_distinct(observed, ctx) -> str | None:
     """observed: [sig(S), sig(T)] of two disjoint stored sets, num_perm in inputs.
     Independent permutations put their minima on unrelated values: with 64-bit (or even 32-bit)
-    hash values at most a handful coincide; half the entries equal means the permutations are
-    not independent. And the signature must depend on the set (the two agree on at most half)."""
+    hash values at most a handful coincide, however small the set; half the entries equal (in
+    either signature) means the permutations are not independent, or the signature is not a
+    minimum of permuted values. And the signature must depend on the set (the two agree on at
+    most half)."""
     k = int(ctx.inputs["num_perm"])
     if not isinstance(observed, list) or len(observed) != 2:
         return "expected two signatures"
     sig, other = (_signature(x) for x in observed)
     if sig is None or other is None or len(sig) != k or len(other) != k:
         return f"expected two signatures of {k} non-negative integers"
-    distinct = len(set(sig))
-    if distinct < k // 2:
-        return (f"only {distinct} distinct values among {k} signature entries: the permutations "
-                "are not independent (the same hash function reused?)")
+    few = _few_distinct([sig, other], k)
+    if few:
+        return few
     if _agreement(sig, other) > 0.5:
         return ("two disjoint sets got signatures that agree on more than half their entries: "
                 "the signature must depend on the set")
@@ -318,25 +331,42 @@ def most_entries_distinct(observed, ctx) -> str | None:
 
 
 def estimates_within_bound(observed, ctx) -> str | None:
-    """observed: estimate_jaccard of each stored pair (signatures of num_perm permutations).
+    """observed: {"estimates": estimate_jaccard of each stored pair, "signatures": per pair
+    {"union": sig(A | B), "a": sig(A), "b": sig(B)}} (num_perm permutations).
     Each estimate averages num_perm independent indicators of mean J, so by Hoeffding
     P(|est - J| >= t) <= 2 exp(-2 num_perm t^2); t is set so that the union over all pairs
-    fails a correct implementation with probability <= 1e-7."""
+    fails a correct implementation with probability <= 1e-7. The same bound holds for the
+    fraction of equal entries of sig(A) and sig(B), computed here, and sig(A | B) must be their
+    elementwise minimum: signatures that carry the set itself (with an estimator that reads it)
+    satisfy neither, whatever the hash family."""
     pairs, k = ctx.inputs["pairs"], int(ctx.inputs["num_perm"])
-    if not isinstance(observed, list) or len(observed) != len(pairs):
-        return f"expected {len(pairs)} estimates"
+    if not isinstance(observed, dict) or set(observed) != {"estimates", "signatures"}:
+        return "expected {'estimates': [...], 'signatures': [...]}"
+    estimates, signatures = observed["estimates"], observed["signatures"]
+    if not isinstance(estimates, list) or len(estimates) != len(pairs) or \
+            not isinstance(signatures, list) or len(signatures) != len(pairs):
+        return f"expected {len(pairs)} estimates and {len(pairs)} signature triples"
     t = math.sqrt(math.log(2 * len(pairs) / DELTA) / (2 * k))
     worst = None
-    for i, (est, pair) in enumerate(zip(observed, pairs)):
+    for i, (est, sigs, pair) in enumerate(zip(estimates, signatures, pairs)):
         if not isinstance(est, (int, float)) or isinstance(est, bool) or not math.isfinite(est):
             return f"estimate {i} is not a finite number: {est!r}"
-        a, b = set(pair["a"]), set(pair["b"])
-        jac = len(a & b) / len(a | b)
-        if abs(est - jac) > t and (worst is None or abs(est - jac) > worst[1]):
-            worst = (i, abs(est - jac), est, jac)
+        u, a, b = (_signature(sigs.get(key)) if isinstance(sigs, dict) else None
+                   for key in ("union", "a", "b"))
+        if u is None or a is None or b is None or not len(u) == len(a) == len(b) == k:
+            return f"pair {i}: each signature must be a list of {k} non-negative integers"
+        m = [min(x, y) for x, y in zip(a, b)]
+        if u != m:
+            return (f"pair {i}: signature(A | B) != np.minimum(signature(A), signature(B)): "
+                    + _diff(u, m))
+        sa, sb = set(pair["a"]), set(pair["b"])
+        jac = len(sa & sb) / len(sa | sb)
+        for what, value in (("estimated", est), ("signatures agreeing on", _agreement(a, b))):
+            if abs(value - jac) > t and (worst is None or abs(value - jac) > worst[1]):
+                worst = (i, abs(value - jac), what, value, jac)
     if worst:
-        i, _, est, jac = worst
-        return (f"pair {i}: estimated {est:.4f} but the exact Jaccard is {jac:.4f}; with "
+        i, _, what, value, jac = worst
+        return (f"pair {i}: {what} {value:.4f} but the exact Jaccard is {jac:.4f}; with "
                 f"{k} permutations the error exceeds {t:.3f} with probability < 1e-7")
     return None
 

@@ -5,7 +5,12 @@ calls whose results checks.py judges (clusters, kept documents, min-of-union, a 
 import numpy as np
 
 from autograder.harness import clean_call  # its thread primitives are bound before dedup's import
-from dedup import BloomFilter, deduplicate, near_duplicate_clusters  # noqa: E402 (on purpose)
+from dedup import (  # noqa: E402 (on purpose)
+    BloomFilter,
+    deduplicate,
+    estimate_jaccard,
+    near_duplicate_clusters,
+)
 
 LETTERS = list("abcdefghijklmnopqrstuvwxyz")
 
@@ -131,6 +136,21 @@ def min_of_union(hasher, a, b):
     minimum of the others, and a vs b estimates the stored sets' Jaccard)."""
     return {"union": signature_of(hasher, a | b), "a": signature_of(hasher, a),
             "b": signature_of(hasher, b)}
+
+
+def estimator_observation(hasher, pairs) -> dict:
+    """For each stored pair (a, b): estimate_jaccard of the signatures of a and b, and the raw
+    signatures of a | b, a and b (checks.estimates_within_bound: min-of-union holds on each
+    pair, and both the estimate and the signatures' own agreement are within the bound, so
+    signatures that carry the set and an estimator that reads it earn nothing)."""
+    estimates, signatures = [], []
+    for p in pairs:
+        a, b = set(p["a"]), set(p["b"])
+        sig_a, sig_b = clean_call(hasher.signature, a), clean_call(hasher.signature, b)
+        estimates.append(float(clean_call(estimate_jaccard, sig_a, sig_b)))
+        signatures.append({"union": signature_of(hasher, a | b),
+                           "a": np.asarray(sig_a).tolist(), "b": np.asarray(sig_b).tolist()})
+    return {"estimates": estimates, "signatures": signatures}
 
 
 def bloom_cases(capacity, error_rate, absent, form="item-{}"):

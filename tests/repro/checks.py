@@ -71,21 +71,37 @@ def deterministic_workspace_config(observed, ctx) -> str | None:
 
 
 # ------------------------------------------------------------------ Task 3: fingerprint
-def same_digest_iff(observed, ctx) -> str | None:
-    """observed: the digests of first, second and a bit copy of first: the copy's must equal
-    first's, and first's equal second's exactly when the solution's do (the hash itself is
-    free, but it must be a non-empty string)."""
-    if not isinstance(observed, list) or len(observed) != 3 or \
+def same_digests_iff(observed, ctx) -> str | None:
+    """observed: the digests of a pool (common.record_digests: first, second and a bit copy of
+    first for each pair of the test, in the test's order, then the stored decoys), computed in a
+    shuffled order. Each bit copy's digest must equal its first's, and any two items' digests
+    must be equal exactly when the solution's are (the hash itself is free, but it must be a
+    non-empty string): which items are equal is known here, from the solution's digests of the
+    same inputs, and in the sandbox only from the items' bits."""
+    expected = ctx.expected
+    if not isinstance(observed, list) or len(observed) != len(expected) or \
             not all(isinstance(d, str) and d for d in observed):
-        return "fingerprint must return a non-empty str"
-    if observed[0] != observed[2]:
-        return ("a copy with the same bits got another fingerprint: the digest must depend on "
-                "the values' bits only")
-    want_equal = ctx.expected[0] == ctx.expected[1]
-    if want_equal and observed[0] != observed[1]:
-        return "equal bits, different fingerprints: the digest must depend on the values' bits only"
-    if not want_equal and observed[0] == observed[1]:
-        return "different bits (or dtype, or shape), same fingerprint"
+        return f"fingerprint must return a non-empty str (expected {len(expected)} digests)"
+    n_pairs = (len(expected) - len(ctx.inputs["decoys"])) // 3
+
+    def item(i: int) -> str:
+        if i < 3 * n_pairs:
+            return f"pair {i // 3} ({('first', 'second', 'a bit copy of first')[i % 3]})"
+        return f"decoy {i - 3 * n_pairs}"
+
+    for p in range(n_pairs):
+        if observed[3 * p] != observed[3 * p + 2]:
+            return (f"pair {p}: a copy with the same bits got another fingerprint: the digest "
+                    "must depend on the values' bits only")
+    inside = [(3 * p, 3 * p + 1) for p in range(n_pairs)]
+    others = [(i, j) for i in range(len(expected)) for j in range(i + 1, len(expected))]
+    for i, j in inside + others:
+        want, got = expected[i] == expected[j], observed[i] == observed[j]
+        if want and not got:
+            return (f"{item(i)} and {item(j)}: equal bits, different fingerprints: the digest "
+                    "must depend on the values' bits only")
+        if got and not want:
+            return f"{item(i)} and {item(j)}: different bits (or dtype, or shape), same fingerprint"
     return None
 
 

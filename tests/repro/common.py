@@ -191,11 +191,33 @@ def bit_copy(value):
     return [t.detach().clone() for t in value]
 
 
-def record_digest_pair(rec, name: str, first, second) -> None:
-    """name: the fingerprints of first, second and a bit copy of first (checks.same_digest_iff:
-    the copy's equals first's, and first's equals second's exactly when the solution's do)."""
-    rec.check(name, [clean_call(fingerprint, first), clean_call(fingerprint, second),
-                     clean_call(fingerprint, bit_copy(first))], check="same_digest_iff")
+def decoy_arrays(rng: np.random.Generator, count: int = 12) -> list:
+    """`count` float32 arrays of 5 elements, each one of three random bases, half of them with
+    one mantissa bit of one element flipped: which decoys are bitwise equal is in their bits
+    alone (nothing stored names it)."""
+    bases = [rng.normal(size=5).astype(np.float32) for _ in range(3)]
+    decoys = []
+    for _ in range(count):
+        d = bases[int(rng.integers(0, 3))].copy()
+        if rng.random() < 0.5:
+            d.view(np.int32)[int(rng.integers(0, 5))] ^= 1 << int(rng.integers(0, 23))
+        decoys.append(d)
+    return decoys
+
+
+def record_digests(rec, pairs: list, cases: dict) -> None:
+    """digests: the fingerprints of a pool, in pool order: for each (first, second) of `pairs`
+    first, second and a bit copy of first (items 3p, 3p + 1, 3p + 2), then each stored decoy as
+    a one-tensor list. Each is fingerprinted on a clean thread, in an order drawn from
+    cases["order_seed"]; no name and no expected verdict is anywhere in memory, and the decoys'
+    equality is in their bits alone (checks.same_digests_iff: equal digests exactly where the
+    solution's are equal)."""
+    pool = [item for first, second in pairs for item in (first, second, bit_copy(first))]
+    pool += [[torch.from_numpy(np.asarray(d, dtype=np.float32).copy())] for d in cases["decoys"]]
+    digests: list = [None] * len(pool)
+    for j in np.random.default_rng(int(cases["order_seed"])).permutation(len(pool)).tolist():
+        digests[j] = clean_call(fingerprint, pool[j])
+    rec.check("digests", digests, check="same_digests_iff")
 
 
 # ================================================================ Tasks 4-5: float order
