@@ -24,10 +24,10 @@ def join_cases(rng: np.random.Generator) -> dict:
 def test_whole_job_joins(rec, cases):
     job = cases["all"]
     outcomes = run_jobs([job])[0]
+    record_job(rec, f"{NODES} x {PER_NODE} job, all ranks start", job, outcomes)
     # a RANK past WORLD_SIZE: dist_env_from's ValueError, before anything connects
     environ = {**job_environ(0, NODES, PER_NODE, 29500), "RANK": str(cases["bad_rank"])}
     rec.raises("RANK >= WORLD_SIZE: raises", clean_call, join_process_group, environ, 1.0)
-    record_job(rec, f"{NODES} x {PER_NODE} job, all ranks start", job, outcomes)
 
 
 @graded(points=2, cases=join_cases, timeout=60)
