@@ -8,6 +8,10 @@ measured in the same run on the same generated text.
 
 Usage: python bench/bench_bpe.py [--impl solutions] [--words 110000] [--lexicon 8000]
                                 [--merges 1000]
+
+On a package that is not finished (a stub still raises NotImplementedError, no bpe package in
+--impl) or whose results are wrong, it prints one line naming the handout task (read from the
+test file's docstring) and exits 1, never a traceback.
 """
 
 import argparse
@@ -19,9 +23,40 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from benchrows import guarded, print_rows, row  # noqa: E402
+
+from autograder.grading.tasks import task_of_file  # noqa: E402
+
+# What each step of measure() runs, and the public test file whose docstring names its task.
+STEPS = {"train": ("train_bpe", "test_train_bpe.py"),
+         "encode": ("Tokenizer.encode", "test_tokenizer.py"),
+         "iterable": ("Tokenizer.encode_iterable", "test_encode_iterable.py")}
+
+
+class StepFailed(Exception):
+    """A step of measure() could not run on the package under test (one line for the user)."""
+
+
+def step_task(step: str) -> str:
+    """'Task N (title)' of a step, as the step's public test file names it."""
+    found = task_of_file(ROOT / "tests" / "bpe" / "public" / STEPS[step][1])
+    return f"Task {found[0]} ({found[1]})" if found else "its task"
+
+
+def run_step(step: str, fn):
+    """fn() of one step; any exception becomes a StepFailed naming the step's function and task."""
+    what = STEPS[step][0]
+    try:
+        return fn()
+    except NotImplementedError:
+        raise StepFailed(f"{what} is not implemented yet: finish handout {step_task(step)} "
+                         f"before benchmarking it") from None
+    except Exception as e:  # noqa: BLE001 - a student's bug becomes one line
+        raise StepFailed(f"{what} raised {type(e).__name__}: {str(e)[:200]} (handout "
+                         f"{step_task(step)})") from None
 
 
 def load_fixtures():
@@ -57,22 +92,30 @@ def measure(impl: str, words: int = 110_000, lexicon: int = 8000, merges: int = 
     sys.path.insert(0, impl)
     import tiktoken
 
-    from bpe import Tokenizer, train_bpe
+    try:
+        from bpe import Tokenizer, train_bpe
+    except ImportError as e:
+        raise StepFailed(f"cannot import train_bpe and Tokenizer from a bpe package in {impl}: "
+                         f"{e}") from None
 
     fx = load_fixtures()
     text = fx.corpus(np.random.default_rng(0), words, words_per_lang=lexicon)
     n_bytes = len(text.encode("utf-8"))
     vocab_size = 256 + merges
-    t_ours, (vocab, merge_list) = best_of(lambda: train_bpe(text, vocab_size), 1)
+    t_ours, (vocab, merge_list) = run_step("train", lambda: best_of(
+        lambda: train_bpe(text, vocab_size), 1))
     t_hf, _ = best_of(lambda: hf_train(text, vocab_size), 3)
-    ranks = {t: i for i, t in vocab.items()}
+    ranks = run_step("train", lambda: {t: i for i, t in vocab.items()})
     enc = tiktoken.Encoding(name="bench_bpe", pat_str=fx.GPT2_PATTERN, mergeable_ranks=ranks,
                             special_tokens={})
-    t_enc, ids = best_of(lambda: Tokenizer(vocab, merge_list).encode(text), 2)  # a cold cache
+    t_enc, ids = run_step("encode", lambda: best_of(  # a cold cache
+        lambda: Tokenizer(vocab, merge_list).encode(text), 2))
     t_tik, ids_tik = best_of(lambda: enc.encode_ordinary(text), 3)
-    assert ids == ids_tik, "encode differs from tiktoken"
-    t_it, _ = best_of(lambda: sum(1 for _ in Tokenizer(vocab, merge_list).encode_iterable(
-        text.splitlines(keepends=True))), 1)
+    if ids != ids_tik:
+        raise StepFailed(f"Tokenizer.encode's ids differ from tiktoken's (handout "
+                         f"{step_task('encode')})")
+    t_it, _ = run_step("iterable", lambda: best_of(lambda: sum(1 for _ in Tokenizer(
+        vocab, merge_list).encode_iterable(text.splitlines(keepends=True))), 1))
     return {"n_bytes": n_bytes, "merges": merges, "n_merges": len(merge_list),
             "vocab": len(vocab), "n_ids": len(ids), "train": t_ours, "train_hf": t_hf,
             "encode": t_enc, "encode_tiktoken": t_tik, "encode_iterable": t_it}
@@ -129,7 +172,11 @@ def main() -> None:
     ap.add_argument("--lexicon", type=int, default=8000, help="distinct words per language")
     ap.add_argument("--merges", type=int, default=1000)
     args = ap.parse_args()
-    m = measure(args.impl, args.words, args.lexicon, args.merges)
+    try:
+        m = measure(args.impl, args.words, args.lexicon, args.merges)
+    except StepFailed as e:
+        print(f"bench_bpe: {e}", file=sys.stderr)
+        sys.exit(1)
     report(m)
     print_rows(table_rows(m))
 

@@ -1,7 +1,8 @@
 """Shared by the ddp public and hidden tests (and shipped with the public ones): the fields of
-Task 1, the sampler helpers of Task 2, the batch check of Task 3, and the battery of Task 4 —
-the worker processes, the model every rank trains and the sections each rank runs. Inputs and
-helpers only: no expected value lives here.
+Task 1, the sampler helpers of Task 2, the batch check of Task 3, the battery of Task 4 —
+the worker processes, the model every rank trains and the sections each rank runs — and the
+jobs of Task 6, whose ranks join through join_process_group. Inputs and helpers only: no
+expected value lives here.
 """
 
 import builtins
@@ -10,6 +11,8 @@ import json
 import multiprocessing as mp
 import os
 import pickle
+import random
+import socket
 import subprocess
 import sys
 import tempfile
@@ -29,6 +32,7 @@ from ddp import (  # noqa: E402 (after the bindings above, on purpose)
     ShardedSampler,
     dist_env_from,
     global_batch_size,
+    join_process_group,
     tokens_per_step,
     train_step,
 )
@@ -473,3 +477,185 @@ SECTIONS: dict[str, Section] = {  # in this order; a hang takes from the deadlin
     "frozen_unused": section_frozen_unused,
     "train_step": section_train_step,
 }
+
+
+# ================================================================ Task 6: join_process_group
+# A job is started as torchrun numbers it (RANK in the job, LOCAL_RANK on the machine), all on
+# loopback, each rank a process of its own (forked on Linux, as the battery's) calling your
+# join_process_group with its own environment and writing what happened to a file of its own.
+# Every job has a deadline (the ranks' bound plus JOB_MARGIN_S); a rank still running then is
+# killed and reported as "no answer". Jobs of one test run at once, each on its own port.
+JOB_MARGIN_S = 10  # past a job's bound: the parent stops waiting and kills what is left
+BOUND_FACTOR = 3  # SPEC 5.6: every started rank raises within 3x the timeout
+
+
+def job_environ(rank: int, nodes: int, per_node: int, port: int) -> dict:
+    """What torchrun exports to global rank `rank` of a nodes x per_node job (all on loopback)."""
+    return {"RANK": str(rank), "WORLD_SIZE": str(nodes * per_node),
+            "LOCAL_RANK": str(rank % per_node), "LOCAL_WORLD_SIZE": str(per_node),
+            "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)}
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on, drawn below the kernel's ephemeral range where it
+    can be read (no outgoing connection takes such a port between this check and the job)."""
+    low = 32768
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    draw = random.Random(os.getpid() * 1_000_003 + time.monotonic_ns())  # a port, not an input
+    for _ in range(200):
+        port = draw.randrange(max(1024, low - 16000), low) if low > 2048 else 0
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise OSError("no free loopback port")
+
+
+def join_worker(environ: dict, timeout_s: float, workdir: str, name: str) -> None:
+    """One rank: join_process_group(environ, timeout_s), then (joined) gather every rank's RANK
+    over the group it got; its outcome is written as soon as it has one."""
+    torch.set_num_threads(1)
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # loopback only, also in a sandbox
+    rank = int(environ["RANK"])
+    out = {"outcome": None, "group_size": None, "group_rank": None, "gathered": None,
+           "env_rank": None, "env_world_size": None, "has_cause": None, "initialized_after": None}
+    start = time.monotonic()
+    try:
+        env = join_process_group(dict(environ), timeout_s)
+        out["seconds"] = time.monotonic() - start
+        out["outcome"] = "returned"
+        out["env_rank"], out["env_world_size"] = int(env.rank), int(env.world_size)
+        if dist.is_initialized():
+            out["group_size"], out["group_rank"] = dist.get_world_size(), dist.get_rank()
+            gathered = [None] * dist.get_world_size()
+            dist.all_gather_object(gathered, rank)
+            out["gathered"] = gathered
+    except Exception as e:  # noqa: BLE001 - the kind is the observation
+        out.setdefault("seconds", time.monotonic() - start)
+        if out["outcome"] is None:
+            out["outcome"] = f"raised {exception_kind(e)}"
+            out["has_cause"] = e.__cause__ is not None
+            out["initialized_after"] = dist.is_initialized()
+        else:  # joined, then the gather failed: the group is not the job's
+            out["gathered"] = f"raised {exception_kind(e)}"
+        out["message"] = str(e)[:300]
+    path = _result_path(workdir, rank, name)
+    with open(path + ".tmp", "wb") as f:
+        pickle.dump(out, f)
+    os.replace(path + ".tmp", path)
+    if dist.is_initialized():  # leave together, as the battery's ranks do
+        try:
+            dist.barrier()
+        except Exception:  # noqa: BLE001 - the result is written; only the exit is left
+            pass
+        dist.destroy_process_group()
+
+
+def _forked_join(environ: dict, timeout_s: float, workdir: str, name: str) -> None:
+    try:
+        join_worker(environ, timeout_s, workdir, name)
+    finally:
+        os._exit(0)  # never return into the parent's copy of pytest
+
+
+_JOIN_BOOT = ("import sys, json; sys.path[:0] = json.loads(sys.argv[1]); import common; "
+              "common.join_worker(json.loads(sys.argv[2]), float(sys.argv[3]), sys.argv[4], "
+              "sys.argv[5])")
+
+
+def run_jobs(jobs: list[dict]) -> list[dict]:
+    """Run every job at once; jobs[i] = {"nodes", "per_node", "missing" (a RANK, or None),
+    "timeout_s", "delays" (optional: seconds before each RANK starts)}. Returns, per job,
+    {RANK: outcome dict} for every started rank ("no answer" or "died" when it wrote nothing)."""
+    results: list[dict] = [{} for _ in jobs]
+    with tempfile.TemporaryDirectory(prefix="ddp-join-") as workdir:
+        started: list[tuple[int, int, str, object]] = []  # (job, RANK, name, process)
+        pending = []  # (start time, job, RANK, environ)
+        now = time.monotonic()
+        deadline = now
+        for j, job in enumerate(jobs):
+            port, n = free_port(), job["nodes"] * job["per_node"]
+            delays = job.get("delays") or [0.0] * n
+            for rank in range(n):
+                if rank != job["missing"]:
+                    environ = job_environ(rank, job["nodes"], job["per_node"], port)
+                    pending.append((now + delays[rank], j, rank, environ))
+            deadline = max(deadline, now + max(delays) + BOUND_FACTOR * job["timeout_s"]
+                           + JOB_MARGIN_S)
+        pending.sort(key=lambda x: x[0])
+        try:
+            while pending or (time.monotonic() < deadline and any(
+                    _alive(p) and not os.path.exists(_result_path(workdir, r, f"job{j}"))
+                    for j, r, _, p in started)):
+                while pending and pending[0][0] <= time.monotonic():
+                    _, j, rank, environ = pending.pop(0)
+                    name = f"job{j}"
+                    started.append((j, rank, name, _start_join(environ, jobs[j]["timeout_s"],
+                                                               workdir, name)))
+                time.sleep(0.02)
+        finally:
+            for *_, p in started:
+                _stop(p)
+        for j, rank, name, p in started:
+            path = _result_path(workdir, rank, name)
+            if os.path.exists(path):
+                with open(path, "rb") as f:
+                    results[j][rank] = pickle.load(f)
+            else:
+                results[j][rank] = {"outcome": "died" if _exit_code(p) not in (None, -9)
+                                    else "no answer"}
+    return results
+
+
+def _start_join(environ: dict, timeout_s: float, workdir: str, name: str):
+    """Linux: fork (see Battery._start); elsewhere a fresh interpreter that imports common."""
+    if sys.platform == "linux":
+        p = mp.get_context("fork").Process(target=_forked_join,
+                                           args=(environ, timeout_s, workdir, name), daemon=True)
+        p.start()
+        return p
+    path = json.dumps([p for p in sys.path if p])
+    return subprocess.Popen([sys.executable, "-I", "-B", "-c", _JOIN_BOOT, path,
+                             json.dumps(environ), repr(float(timeout_s)), workdir, name],
+                            stdin=subprocess.DEVNULL)
+
+
+def record_job(rec, what: str, job: dict, outcomes: dict) -> None:
+    """Record what every started rank of `job` did, named `what: rank r ...` (a stub that
+    still raises NotImplementedError is reported as such, before anything is recorded)."""
+    stubs = sorted(r for r, o in outcomes.items() if o["outcome"] == "raised NotImplementedError")
+    if stubs:
+        raise NotImplementedError(f"join_process_group still raises NotImplementedError (ranks "
+                                  f"{stubs})")
+    n = job["nodes"] * job["per_node"]
+    bound = BOUND_FACTOR * job["timeout_s"]
+    for rank in range(n):
+        if rank == job["missing"]:
+            continue
+        out = outcomes.get(rank, {"outcome": "no answer"})
+        rec.exact(f"{what}: rank {rank} outcome", out["outcome"])
+        if job["missing"] is None:
+            rec.exact(f"{what}: rank {rank} DistEnv (rank, world_size)",
+                      [out.get("env_rank"), out.get("env_world_size")])
+            rec.exact(f"{what}: rank {rank} group (rank, size)",
+                      [out.get("group_rank"), out.get("group_size")])
+            rec.exact(f"{what}: rank {rank} RANKs gathered over the group", out.get("gathered"))
+        else:
+            rec.exact(f"{what}: rank {rank} group size after returning", out.get("group_size"))
+            rec.exact(f"{what}: rank {rank} TimeoutError chains torch's exception",
+                      out.get("has_cause"))
+            rec.exact(f"{what}: rank {rank} leaves no process group", out.get("initialized_after")
+                      is False)
+            rec.exact(f"{what}: rank {rank} gave up within {BOUND_FACTOR} x the timeout",
+                      out["outcome"] not in ("no answer", "died")
+                      and out.get("seconds", bound) < bound)
+    messages = [f"rank {r}: {o.get('message', '')}" for r, o in sorted(outcomes.items())
+                if o.get("message")]
+    if job["missing"] is None and messages:
+        raise RuntimeError("; ".join(messages)[:1000])  # the first reason reaches the report

@@ -94,3 +94,34 @@ def mixed_isoflop_sweep(rng, budgets, off_mix_budgets, sizes_per_budget=7, noise
     for i, run in enumerate(runs):
         run["id"] = i
     return runs, main
+
+
+# ---------------------------------------------------------------- Task 7: moe_param_counts
+# Published configurations (d_model, n_layers, d_ff, vocab_size, n_heads, n_kv_heads,
+# num_experts, top_k), from each model's config.json.
+MIXTRAL_8X7B = [4096, 32, 14336, 32000, 32, 8, 8, 2]  # 46.7B / 12.9B (Mistral AI, "Mixtral of experts", 2023)
+LLAMA2_7B = [4096, 32, 11008, 32000, 32, 32, 1, 1]  # 6.74B (its config.json; Touvron et al. 2023)
+COUNT_FIELDS = ("d_model", "n_layers", "d_ff", "vocab_size", "n_heads", "n_kv_heads",
+                "num_experts", "top_k")
+
+
+def random_decoder(rng) -> dict:
+    """A decoder configuration as keyword arguments: d_model a multiple of n_heads, n_kv_heads
+    dividing n_heads, dense or MoE, tied or not (drawn in that order)."""
+    n_heads = int(rng.choice([1, 4, 8, 12, 16, 32, 40]))
+    head_dim = int(rng.choice([16, 32, 64, 128]))
+    n_kv_heads = int(rng.choice([k for k in range(1, n_heads + 1) if n_heads % k == 0]))
+    num_experts = int(rng.choice([1, 1, 4, 8, 16, 64]))
+    return {"d_model": n_heads * head_dim, "n_layers": int(rng.integers(1, 81)),
+            "d_ff": int(rng.integers(1, 300)) * 64, "vocab_size": int(rng.integers(100, 160_000)),
+            "n_heads": n_heads, "n_kv_heads": n_kv_heads, "num_experts": num_experts,
+            "top_k": int(rng.integers(1, num_experts + 1)), "tied_embeddings": bool(rng.random() < 0.3)}
+
+
+def record_counts(rec, name: str, counts) -> None:
+    """Record (total, active) as ints, and whether both are integers (SPEC 5.5: ints)."""
+    import numbers
+    total, active = counts
+    rec.exact(f"{name} (total, active)", [int(total), int(active)])
+    rec.exact(f"{name} both integers", all(isinstance(x, numbers.Integral) and not isinstance(x, bool)
+                                          for x in (total, active)))

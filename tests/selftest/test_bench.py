@@ -7,6 +7,9 @@ import ast
 import importlib.util
 import json
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -147,3 +150,30 @@ def test_write_results(run_all, tmp_path):
     assert json.loads((tmp_path / "results.json").read_text())["rows"] == FAKE_ROWS
     assert md in (tmp_path / "results.md").read_text()
     assert md.strip() in readme.read_text()
+
+
+def _bench_bpe(impl: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(BENCH / "bench_bpe.py"), "--impl", str(impl),
+                           "--words", "3000", "--lexicon", "300", "--merges", "20"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+
+
+def test_bench_bpe_on_an_unfinished_package_prints_one_line(tmp_path):
+    """issue 40: the starter (train_bpe a stub), a package whose encode is a stub, and a folder
+    without a bpe package each give one line naming the task or the problem, exit 1, no
+    traceback."""
+    half = tmp_path / "half"
+    shutil.copytree(ROOT / "solutions" / "bpe", half / "bpe")
+    shutil.copy(ROOT / "starter" / "bpe" / "tokenizer.py", half / "bpe" / "tokenizer.py")
+    expected = {ROOT / "starter": r"^bench_bpe: train_bpe is not implemented yet: finish handout "
+                                  r"Task \d+ \(",
+                half: r"^bench_bpe: Tokenizer\.encode is not implemented yet: finish handout "
+                      r"Task \d+ \(",
+                tmp_path / "empty": r"^bench_bpe: cannot import train_bpe and Tokenizer from a "
+                                    r"bpe package in "}
+    (tmp_path / "empty").mkdir()
+    for impl, pattern in expected.items():
+        done = _bench_bpe(impl)
+        assert done.returncode == 1, (impl, done.returncode, done.stderr[-2000:])
+        lines = [x for x in (done.stdout + done.stderr).splitlines() if x.strip()]
+        assert len(lines) == 1 and re.match(pattern, lines[0]), (impl, lines[-5:])

@@ -1,0 +1,43 @@
+"""How many parameters a Llama/Mixtral-style decoder has, and how many a token uses."""
+
+from __future__ import annotations
+
+
+def moe_param_counts(d_model: int, n_layers: int, d_ff: int, vocab_size: int, n_heads: int,
+                     n_kv_heads: int, num_experts: int = 1, top_k: int = 1,
+                     tied_embeddings: bool = False) -> tuple[int, int]:
+    """(total, active): the weight count of a Llama/Mixtral-style decoder, as ints.
+
+    Per layer: attention q and o (d_model * d_model each), k and v (d_model * d_model *
+    n_kv_heads / n_heads each: grouped-query attention shares each key/value head among
+    n_heads / n_kv_heads query heads); num_experts SwiGLU experts of 3 * d_model * d_ff each
+    (gate, up and down projections); a router of d_model * num_experts when num_experts > 1;
+    two RMSNorm weights (d_model each). Then a final RMSNorm (d_model), the embedding
+    (vocab_size * d_model) and an output head of the same size unless tied_embeddings. No biases.
+
+    `active` counts what one token uses: top_k experts per layer, and everything else (the
+    router included). A dense model is num_experts = top_k = 1, where total == active.
+
+    Raises ValueError for a non-positive size (any of the ints above), top_k > num_experts,
+    or n_heads not divisible by n_kv_heads.
+    """
+    ### BEGIN SOLUTION
+    sizes = {"d_model": d_model, "n_layers": n_layers, "d_ff": d_ff, "vocab_size": vocab_size,
+             "n_heads": n_heads, "n_kv_heads": n_kv_heads, "num_experts": num_experts,
+             "top_k": top_k}
+    for name, value in sizes.items():
+        if value <= 0:
+            raise ValueError(f"{name}={value} must be positive")
+    if top_k > num_experts:
+        raise ValueError(f"top_k={top_k} exceeds num_experts={num_experts}")
+    if n_heads % n_kv_heads:
+        raise ValueError(f"n_heads={n_heads} is not divisible by n_kv_heads={n_kv_heads}")
+    attention = 2 * d_model * d_model + 2 * (d_model * d_model * n_kv_heads // n_heads)
+    expert = 3 * d_model * d_ff  # SwiGLU: gate and up (d_model -> d_ff), down (d_ff -> d_model)
+    router = d_model * num_experts if num_experts > 1 else 0
+    shared = attention + router + 2 * d_model  # + the two RMSNorm weights
+    embeddings = vocab_size * d_model * (1 if tied_embeddings else 2)
+    total = n_layers * (shared + num_experts * expert) + d_model + embeddings
+    active = n_layers * (shared + top_k * expert) + d_model + embeddings
+    return int(total), int(active)
+    ### END SOLUTION
