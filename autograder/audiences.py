@@ -32,7 +32,7 @@ from pathlib import PurePosixPath
 AUDIENCES = ("child-public", "child-hidden", "release", "gradescope", "nbgrader")
 WHOLE, STUBBED = "whole", "stubbed"
 
-# The engine a student needs for `python -m autograder check` and for local pytest (the
+# The engine a student needs for `python -m autograder check` and `submit` and for local pytest (the
 # tests/conftest.py plugin autograder/grading/local.py), and nothing an instructor alone runs.
 RELEASE_ENGINE = frozenset({
     "__init__.py", "__main__.py", "assignments.py", "atomic.py", "audiences.py", "cli.py",
