@@ -140,7 +140,10 @@ class); never raises for anything a child does.
     children"). The run's deadline is shared: the hidden folder gets what the public one left,
     extended by the public one's timeouts. When the box cannot keep the hidden goldens
     unreadable to the child (`make_box.hidden_refusal`), the hidden tests are not run: each is
-    recorded as refused, with the reason, and the reason is a collection error."""
+    recorded as refused, with the reason, and the reason is a collection error. When the public
+    child could not import the package (a `package` collection error: the same import fails in
+    every child), no hidden child is started: its tests stay not run, failed by that one error,
+    and the submission is graded in one child instead of two."""
     started = time.monotonic()
     deadline = started + request.run_limit()
     caps = capabilities(request.policy)
@@ -156,6 +159,8 @@ class); never raises for anything a child does.
         folder.hard_deadline = started + MAX_RUN_FACTOR * request.run_limit()
         if refusal is not None and "hidden" in group:
             folder.refuse(refusal)
+        elif any(f.package_error for f in folders):
+            pass  # the package does not import: a hidden child would fail the same way
         else:
             folder.run()
             deadline = folder.deadline
@@ -186,6 +191,7 @@ class FolderRun:
         self.errors_of: dict[str, int] = {}  # test file -> collection errors kept from it
         self.errors_cut, self.events_cut = 0, 0
         self.restarts, self.stderr_tail = 0, ""
+        self.package_error: str | None = None  # the package's own import error, when seen
         limit = request.run_limit()
         self.hard_deadline = deadline + (MAX_RUN_FACTOR - 1) * limit
         self.redact = "hidden" in visibilities and request.mode == "replay"
@@ -390,6 +396,8 @@ class FolderRun:
         message = str(ev.get("error"))[-1500:]
         if ev.get("package") is not True:  # not the package's own import: name the file
             message = f"{file}: {message}"
+        else:
+            self.package_error = self.package_error or message
         if message in self.collect_errors:
             return
         if len(self.collect_errors) >= MAX_COLLECT_ERRORS \
