@@ -39,14 +39,18 @@ def bulk(subs: Path, out: Path, *extra: str) -> None:
 
 
 
-def test_resume_by_content_force_and_run_log(toy_env, tmp_path):
+def test_resume_by_content_force_and_run_log(toy_env, tmp_path, capsys):
     subs, out = tmp_path / "subs", tmp_path / "out"
     package(subs / "alice", SOLUTION)
     package(subs / "bob", WRONG_ADD)
     bulk(subs, out, "--assignment", "toy")
     stamp = {s: (out / s / "results.json").stat().st_mtime_ns for s in ("alice", "bob")}
+    capsys.readouterr()
     bulk(subs, out, "--assignment", "toy")  # nothing changed: nothing regraded
     assert {s: (out / s / "results.json").stat().st_mtime_ns for s in stamp} == stamp
+    shown = " ".join(capsys.readouterr().out.split())  # says so, with no empty progress bar
+    assert "2 of 2 unchanged, skipped" in shown and "nothing to grade" in shown
+    assert "0/0" not in shown and "ETA" not in shown
     (subs / "bob" / "toy" / "__init__.py").write_text(SOLUTION)  # a resubmission
     bulk(subs, out, "--assignment", "toy")
     assert (out / "alice" / "results.json").stat().st_mtime_ns == stamp["alice"]
@@ -299,3 +303,8 @@ def test_compare_lists_exactly_the_students_and_tests_a_golden_change_moves(toy_
     assert {p: p.read_bytes() for p in before.rglob("*") if p.is_file()} == released
     assert cli.main(["bulk", str(subs), "--assignment", "toy", "--out", str(after),
                      "--compare", str(tmp_path / "nowhere")]) == 2
+    capsys.readouterr()
+    bulk(subs, after, "--assignment", "toy", "--compare", str(after))  # against itself
+    assert "no change (every student's grade is the same)" in " ".join(
+        capsys.readouterr().out.split())
+    assert "no change" in (after / "compare.md").read_text()
