@@ -18,7 +18,7 @@ from ..assignments import Assignment
 from ..grading.results import GradedRun
 from ..grading.tasks import natural_key
 from .gradebook import full_titles
-from .similarity import Scan
+from .similarity import MIN_SHINGLES, Scan
 from .submissions import visible
 
 BINS = 10
@@ -198,6 +198,10 @@ def class_report(results: dict[str, GradedRun], errors: dict[str, str], students
              f"(up to {c.similarity:.0%} of code shingles shared beyond the starters; longest "
              f"shared fragment {c.shared_tokens} tokens)" for c in scan.clusters] or ["- none"]
     lines += [f"- not compared: {md_escape(s)} ({md_escape(why)})" for s, why in sorted(scan.skipped.items())]
+    if scan.too_small:
+        lines.append(f"- too small to compare (under {MIN_SHINGLES} code fragments beyond the "
+                     f"starters; byte-identical copies are still flagged): " + ", ".join(
+                         f"{md_escape(s)} ({n})" for s, n in sorted(scan.too_small.items())))
     lines += [f"- {md_escape(s)}: {md_escape(note)}" for s, note in sorted(scan.notes.items())]
     sections.append(Section("Suspiciously similar submissions", ["\n".join(lines)]))
     similar = {}

@@ -197,6 +197,26 @@ def test_similar_submissions_cluster_despite_renaming():
     assert clusters(texts, code_shingles([base])) == []  # all they share is the starter's
 
 
+def test_identical_copies_are_flagged_whatever_their_size_and_small_ones_listed():
+    """Two byte-identical small packages are one cluster (before: under MIN_SHINGLES they were
+    silently skipped); a small package that is no copy, and an untouched starter, are listed as
+    too small to compare, in the class report too."""
+    from autograder.classroom.class_report import class_report
+    from autograder.classroom.similarity import MIN_SHINGLES, Scan, code_shingles, compare_class
+
+    starter = "def f(x):\n    raise NotImplementedError\n"
+    small = "def f(x):\n    return [v * 2 for v in x if v > 0]\n"
+    texts = {"ann": [small], "ben": [small], "cat": ["def f(x):\n    return sorted(x)[:3]\n"],
+             "dan": [starter], "eve": [starter]}
+    found, too_small = compare_class(texts, code_shingles([starter]))
+    assert [(c.members, c.similarity) for c in found] == [(["ann", "ben"], 1.0)]
+    assert set(too_small) == {"cat", "dan", "eve"} and too_small["dan"] == 0
+    assert all(n < MIN_SHINGLES for n in too_small.values())
+    report = class_report({}, {}, sorted(texts), [], Scan(found, too_small=too_small))
+    text = " ".join(report.markdown().split())
+    assert "too small to compare" in text and "cat (" in text and "ann ~ ben" in text
+
+
 def test_similarity_subtracts_every_starter_and_skips_unreadable(tmp_path):
     """Two students whose only common code is an untouched starter of a second package: not
     similar. Reading by intake's rules: a folder named x.py, a FIFO, a link to / are passed
