@@ -36,10 +36,12 @@ def md_escape(text: object) -> str:
 
 @dataclass
 class Table:
-    """Headers as (short label, full title shown on hover or ""), rows of plain text cells."""
+    """Headers as (short label, full title shown on hover or ""), rows of plain text cells;
+    `links`: per row, a relative path the HTML page links the row's first cell to (or None)."""
 
     headers: list[tuple[str, str]]
     rows: list[list[str]]
+    links: list[str | None] = field(default_factory=list)
 
 
 @dataclass
@@ -153,7 +155,8 @@ def _assignment_sections(a: Assignment, results: dict[str, GradedRun],
 
 def student_table(results: dict[str, GradedRun], students: list[str], rejected: dict[str, str],
                   similar: dict[str, str], assignments: list[Assignment]) -> Table:
-    """One row per student: total, score per assignment and per task, rejection, similarity."""
+    """One row per student: total, score per assignment and per task, rejection, similarity;
+    a student with a results.json links to it (<student>/results.json, beside the report)."""
     headers: list[tuple[str, str]] = [("student", ""), ("score", "")]
     cells = []
     for a in assignments:
@@ -175,7 +178,8 @@ def student_table(results: dict[str, GradedRun], students: list[str], rejected: 
             row.append(f"{sum(t.score for t in picked):g}/{sum(t.max_score for t in picked):g}"
                        if picked else "-")
         rows.append(row + [rejected.get(s, ""), similar.get(s, "")])
-    return Table(headers, rows)
+    links = [f"{s}/results.json" if s in results else None for s in students]
+    return Table(headers, rows, links)
 
 
 def class_report(results: dict[str, GradedRun], errors: dict[str, str], students: list[str],

@@ -246,6 +246,20 @@ def test_similarity_subtracts_every_starter_and_skips_unreadable(tmp_path):
     assert [c.members for c in only_graded.clusters] == [["ann", "ben"]]
 
 
+def test_html_student_table_links_each_students_results():
+    """The HTML class report links every student that has a results.json to it (URL-quoted,
+    relative: the page stays offline); a student without one is plain text."""
+    from types import SimpleNamespace
+
+    from autograder.classroom.class_report import student_table
+    from autograder.classroom.html_report import table_html
+
+    graded = {"ann lee": SimpleNamespace(score=3.0, max_score=4.0)}
+    page = table_html(student_table(graded, ["ann lee", "bo<b>"], {}, {}, []))
+    assert '<td><a href="ann%20lee/results.json">ann lee</a></td>' in page
+    assert "<td>bo&lt;b&gt;</td>" in page and page.count("<a ") == 1
+
+
 CHROMIUM = shutil.which("chromium")
 
 
@@ -265,6 +279,7 @@ def test_html_report_renders_in_headless_chromium_offline(toy_env, tmp_path):
     page = (out / "class_report.html").read_text()
     assert "http://" not in page and "https://" not in page
     assert "default-src 'none'" in page and page.count("data:image/png;base64,") == 2
+    assert 'href="alice/results.json"' in page and 'href="bob/results.json"' in page
     flags = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
              "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}"]
@@ -286,7 +301,8 @@ def test_html_report_renders_in_headless_chromium_offline(toy_env, tmp_path):
         assert cells[task][2 if vis == "public" else 3] == value
     assert '<th title="Task 2: add and mean">toy Task 2</th>' in dom
     students = re.search(r"<h2>Students</h2>(.*?)</table>", dom, re.S).group(1)
-    assert "<td>__init__</td>" in students and "<td>5/7</td>" in students
+    assert '<td><a href="__init__/results.json">__init__</a></td>' in students \
+        and "<td>5/7</td>" in students
     assert "<li>__init__: no" in dom  # Markdown did not eat the underscores
     assert "1 student: add subtracts" in dom
     similar = re.search(r"<h2>Suspiciously similar submissions</h2>(.*?)</section>", dom, re.S)
