@@ -198,6 +198,10 @@ def class_report(results: dict[str, GradedRun], errors: dict[str, str], students
         [f"- {n} student{'s' if n != 1 else ''}: {md_escape(h)}" for h, n in hints] or ["- none"])]))
     sections.append(Section("Rejected or errored submissions", ["\n".join(
         [f"- {md_escape(s)}: {md_escape(why)}" for s, why in sorted(rejected.items())] or ["- none"])]))
+    decisions = [f"- {md_escape(s)}: {md_escape(note)}" for s, r in sorted(results.items())
+                 for note in r.notes]
+    sections.append(Section("Intake decisions (files left out, copies not graded)",
+                            ["\n".join(decisions or ["- none"])]))
     lines = [f"- {len(c.members)} submissions: {' ~ '.join(md_escape(m) for m in c.members)} "
              f"(up to {c.similarity:.0%} of code shingles shared beyond the starters; longest "
              f"shared fragment {c.shared_tokens} tokens)" for c in scan.clusters] or ["- none"]

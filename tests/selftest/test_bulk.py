@@ -64,6 +64,22 @@ def test_resume_by_content_force_and_run_log(toy_env, tmp_path, capsys):
     assert not list(out.rglob("*.partial")) and not (out / ".work").exists()
 
 
+def test_files_left_out_are_said_in_results_and_class_report(toy_env, tmp_path):
+    """Intake's decisions reach the student's results.json (machine field and text) and the
+    class report, not only the grader's log."""
+    from autograder.grading.results import read_results
+
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    package(subs / "ann", SOLUTION)
+    (subs / "ann" / "toy" / "notes.txt").write_text("scratch\n")
+    bulk(subs, out, "--assignment", "toy")
+    results = json.loads((out / "ann" / "results.json").read_text())
+    assert "notes.txt" in results["output"]
+    assert any("notes.txt" in n for n in read_results(results).notes)
+    report = " ".join((out / "class_report.md").read_text().split())
+    assert "Intake decisions" in report and "ann: toy: ignored 1 file(s)" in report
+
+
 def test_course_change_regrades(toy_env, tmp_path):
     subs, out = tmp_path / "subs", tmp_path / "out"
     package(subs / "alice", SOLUTION)
