@@ -147,8 +147,9 @@ def cmd_bulk(args: argparse.Namespace) -> int:
     from .classroom.bulk import BulkError, run_bulk
 
     folder = input_folder(Path(args.folder), "folder")
-    if not any(not e.name.startswith(".") for e in os.scandir(folder)):
-        raise PathError(f"folder {folder}: empty (one submission per student expected)")
+    with os.scandir(folder) as entries:
+        if not any(not e.name.startswith(".") for e in entries):
+            raise PathError(f"folder {folder}: empty (one submission per student expected)")
     output_folder(Path(args.out), "--out")
     if args.compare:
         input_folder(Path(args.compare), "--compare")
