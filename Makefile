@@ -7,7 +7,7 @@ OUT     ?= out
 JOBS    ?= 2
 ONLY    ?=          # goldens/selftest: limit to these assignments (default: all)
 
-.PHONY: setup setup-instructor demo test test-fast check grade goldens selftest bench lint clean docker-cpu docker-gpu docker-serve starter release nbgrader
+.PHONY: setup setup-instructor demo test test-fast check submit grade goldens selftest bench lint clean docker-cpu docker-gpu docker-serve starter release nbgrader
 
 # setup: the project with its dev tools (.[dev]): enough for check, demo, grade, goldens, lint.
 # setup-instructor adds the instructor extra (docker, dask, nbgrader) that `make test`, the
@@ -51,6 +51,11 @@ test-fast: setup-instructor
 
 check: setup
 	$(PY) -m autograder check $(A) $(if $(IMPL),--impl $(IMPL)) $(if $(TASK),--task $(TASK))
+
+# the zip to upload for assignment A: the package in IMPL (default: starter/) checked by the
+# grader's intake rules, written to out/<A>-submission.zip (the command prints where)
+submit: setup
+	$(PY) -m autograder submit $(A) $(if $(IMPL),--impl $(IMPL))
 
 grade: setup
 	$(PY) -m autograder grade $(SUB) $(if $(ASSIGNMENT),--assignment $(ASSIGNMENT)) --out $(OUT)

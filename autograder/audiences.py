@@ -34,16 +34,18 @@ from pathlib import PurePosixPath
 AUDIENCES = ("child-public", "child-hidden", "release", "gradescope", "nbgrader")
 WHOLE, STUBBED = "whole", "stubbed"
 
-# The engine a student needs for `python -m autograder check` and for local pytest (the
+# The engine a student needs for `python -m autograder check` and `submit` and for local pytest (the
 # tests/conftest.py plugin autograder/grading/local.py), and nothing an instructor alone runs.
 RELEASE_ENGINE = frozenset({
     "__init__.py", "__main__.py", "assignments.py", "atomic.py", "audiences.py", "cli.py",
+    "input_paths.py",
     "harness", "sandbox", "authoring/__init__.py", "authoring/contract.py",
     "backends/__init__.py", "backends/base.py", "backends/host.py", "backends/runner.py",
     "backends/timeouts.py", "grading/__init__.py", "grading/compare.py", "grading/forbidden.py",
     "grading/found_instead.py", "grading/gradescope_schema.json", "grading/intake.py",
     "grading/judge.py", "grading/local.py", "grading/report.py", "grading/results.py",
     "grading/safe_text.py", "grading/service.py", "grading/store.py", "grading/tasks.py",
+    "grading/submission_zip.py",
 })
 GRADESCOPE_ENGINE = RELEASE_ENGINE | {"integrations/__init__.py",
                                       "integrations/gradescope.py"}

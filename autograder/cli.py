@@ -1,5 +1,6 @@
-"""Command line: `python -m autograder {check,test,grade,bulk,gradescope,goldens,examples,release,
-nbgrader,demo,selftest,mutation,starter}`.
+"""Command line: `python -m autograder {check,test,submit,grade,bulk,gradescope,goldens,examples,
+release,nbgrader,demo,selftest,mutation,starter}`. Every path is checked before any work
+(input_paths.py): a bad one is one line naming it and exit 2.
 
 This module only parses arguments and prints: grading is `service.grade` / `service.check`,
 with one `SandboxPolicy` made here from --isolation and one `Placement` from --backend and
@@ -26,6 +27,7 @@ from .grading import service
 from .grading.report import render, write_instructor, write_results
 from .grading.safe_text import visible
 from .grading.store import StoreError
+from .input_paths import PathError, input_folder, input_submission, output_file, output_folder
 from .sandbox import MODES, IsolationError, SandboxPolicy
 
 
@@ -83,11 +85,7 @@ def _print_warnings(results: service.Results, quiet: bool = False) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     """Public tests on a local implementation (default: starter/)."""
     assignment = load(args.assignment)
-    impl = Path(args.impl) if args.impl else assignment.starter
-    if not impl.is_dir():
-        print(f"error: no folder {impl} (--impl: the folder holding your {assignment.package} "
-              "package)", file=sys.stderr)
-        return 2
+    impl = input_folder(Path(args.impl), "--impl") if args.impl else assignment.starter
     task = resolve_task(assignment, args.task)
     results = service.check(assignment, impl, _policy(args), task, _placement(args))
     _print_warnings(results)
@@ -101,7 +99,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     """The public tests as plain pytest (no sandbox: your own code only), each failure with its
     hint; exits with pytest's status."""
     assignment = load(args.assignment)
-    impl = Path(args.impl) if args.impl else assignment.starter
+    impl = input_folder(Path(args.impl), "--impl") if args.impl else assignment.starter
     if not (impl / assignment.package).is_dir():
         print(f"error: no package {impl / assignment.package} (--impl: the folder holding your "
               f"{assignment.package} package)", file=sys.stderr)
@@ -111,8 +109,29 @@ def cmd_test(args: argparse.Namespace) -> int:
     return subprocess.run(command, cwd=assignment.root, check=False).returncode
 
 
+def cmd_submit(args: argparse.Namespace) -> int:
+    """Check the package layout by the grader's intake rules and write the zip to upload."""
+    from .grading.submission_zip import default_zip, pack
+
+    assignment = load(args.assignment)
+    impl = input_folder(Path(args.impl), "--impl") if args.impl else assignment.starter
+    out = output_file(Path(args.out) if args.out else default_zip(assignment), "--out")
+    packed = pack(assignment, impl, out)
+    for note in packed.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if packed.path is None:
+        print("\n".join(f"error: {p}" for p in packed.problems), file=sys.stderr)
+        print("no zip written: fix the above and run submit again", file=sys.stderr)
+        return 1
+    print(f"wrote {packed.path} ({len(packed.files)} files: {', '.join(packed.files)}); "
+          f"upload it to your course's grader")
+    return 0
+
+
 def cmd_grade(args: argparse.Namespace) -> int:
     """Public + hidden tests on a submission folder or zip; writes OUT/results.json."""
+    input_submission(Path(args.submission))
+    output_folder(Path(args.out), "--out")
     results = service.grade(Path(args.submission), [args.assignment] if args.assignment else None,
                             _policy(args), placement=_placement(args))
     _print_warnings(results)
@@ -130,6 +149,13 @@ def cmd_bulk(args: argparse.Namespace) -> int:
     """Every submission in a folder, in parallel, resumable; grades.csv and a class report."""
     from .classroom.bulk import BulkError, run_bulk
 
+    folder = input_folder(Path(args.folder), "folder")
+    with os.scandir(folder) as entries:
+        if not any(not e.name.startswith(".") for e in entries):
+            raise PathError(f"folder {folder}: empty (one submission per student expected)")
+    output_folder(Path(args.out), "--out")
+    if args.compare:
+        input_folder(Path(args.compare), "--compare")
     try:
         run_bulk(Path(args.folder), args.assignment, Path(args.out), args.jobs, _policy(args),
                  force=args.force, dask=args.dask,
@@ -145,6 +171,7 @@ def cmd_gradescope(args: argparse.Namespace) -> int:
     """Write a Gradescope autograder zip (setup.sh, run_autograder, engine, tests, goldens)."""
     from .integrations.gradescope import ExportError, build_zip
 
+    output_file(Path(args.out), "--out")
     try:
         path = build_zip(load(args.assignment), Path(args.out))
     except ExportError as e:
@@ -194,6 +221,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     for name in args.assignment:
         load(name)  # an unknown name: AssignmentError, one line, before anything runs
+    output_folder(Path(args.out), "--out")
     run_demo(Path(args.out), args.jobs, _policy(args), make_console(), args.assignment or None)
     return 0
 
@@ -202,6 +230,7 @@ def cmd_release(args: argparse.Namespace) -> int:
     """Write the student release (no solutions, hidden tests, or hidden goldens)."""
     from .authoring.release import ReleaseError, build_release
 
+    output_folder(Path(args.dest), "release folder")
     try:
         dest = build_release(Path(args.dest))
     except ReleaseError as e:
@@ -215,6 +244,7 @@ def cmd_nbgrader(args: argparse.Namespace) -> int:
     """Write the nbgrader course: source/<a>/<a>.ipynb per assignment and nbgrader_config.py."""
     from .integrations.nbgrader_course import CourseError, build_course
 
+    output_folder(Path(args.out), "course folder")
     try:
         out = build_course(Path(args.out), args.assignments or None)
     except (CourseError, OSError) as e:
@@ -238,6 +268,8 @@ def cmd_mutation(args: argparse.Namespace) -> int:
     """Mutation testing of solutions/ against its own graded suite (cosmic-ray operators)."""
     from .authoring.mutation_testing.run import run_mutation
 
+    if args.report:
+        output_file(Path(args.report), "--report")
     return run_mutation(args.assignments, args.sample, args.seed,
                         Path(args.report) if args.report else None, args.mutant)
 
@@ -319,6 +351,12 @@ def _add_check_commands(sub) -> None:
     p.add_argument("assignment", help="the assignment's name (ls tests)")
     p.add_argument("--impl", help="folder holding the package (default: starter/)")
     p.set_defaults(fn=cmd_test, passes_unknown=True)  # other options go to pytest (-x, -k)
+    p = sub.add_parser("submit", help="check your package's layout as the grader does and "
+                                      "write the zip to upload")
+    p.add_argument("assignment", help="the assignment's name (ls tests)")
+    p.add_argument("--impl", help="folder holding the package (default: starter/)")
+    p.add_argument("--out", help="the zip to write (default: out/<assignment>-submission.zip)")
+    p.set_defaults(fn=cmd_submit)
 
 
 def _add_grading_commands(sub) -> None:
@@ -422,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
     args.pytest_args = extra
     try:
         return args.fn(args)
-    except (AssignmentError, StoreError, IsolationError, BackendError) as e:
+    except (AssignmentError, StoreError, IsolationError, BackendError, PathError) as e:
         print(f"error: {visible(str(e))}", file=sys.stderr)
         return 2
 

@@ -6,7 +6,8 @@ pool, as `bulk --jobs` runs its students (each job's sandboxed children are sepa
 the uid slots are flocks, exclusive between threads too). Heavy examples are started first.
 
 What a run leaves under OUT/<example>/: results.json (Gradescope's schema), instructor.json, and
-report.txt, the full terminal report that `grade` would print. The terminal gets only the summary
+report.txt, the full terminal report that `grade` would print. The terminal gets a line per
+example as it finishes (also when stdout is a file or pipe), then the summary
 table (`summary_table`: assignment x example, score and seconds per cell; the misconceptions
 named; each example's verdict) and a last line naming where the reports are.
 """
@@ -14,6 +15,7 @@ named; each example's verdict) and a last line naming where the reports are.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,9 +77,11 @@ def grade_one(name: str, assignments: list[str] | None, policy: SandboxPolicy,
 
 def grade_examples(out: Path, jobs: int, policy: SandboxPolicy,
                    assignments: list[str] | None = None,
-                   names: tuple[str, ...] = EXAMPLE_NAMES) -> list[ExampleRun]:
+                   names: tuple[str, ...] = EXAMPLE_NAMES,
+                   on_done: Callable[[ExampleRun], None] | None = None) -> list[ExampleRun]:
     """Every example in `names`, `jobs` at a time; the runs in `names` order. A job that raises
-    is that example's error, never the demo's crash."""
+    is that example's error, never the demo's crash. `on_done` is called with each run as it
+    finishes (in the order they finish)."""
     runs: dict[str, ExampleRun] = {}
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {pool.submit(grade_one, n, assignments, policy, out): n for n in names}
@@ -88,6 +92,8 @@ def grade_examples(out: Path, jobs: int, policy: SandboxPolicy,
             except Exception as e:  # one example's failure is that example's row
                 first = str(e).splitlines()[0] if str(e) else ""
                 runs[name] = ExampleRun(name, None, f"{type(e).__name__}: {first}"[:200])
+            if on_done is not None:
+                on_done(runs[name])
     return [runs[n] for n in names]
 
 
@@ -129,8 +135,21 @@ def run_demo(out: Path, jobs: int, policy: SandboxPolicy, console: Console,
     started = time.monotonic()
     for line in service.prepare(policy):
         console.print(f"[bold red]{line}[/]")
-    with console.status(f"grading {len(EXAMPLE_NAMES)} example zips, {jobs} at a time ..."):
-        runs = grade_examples(out, jobs, policy, assignments)
+    finished: list[ExampleRun] = []
+
+    def progress(run: ExampleRun) -> None:  # one line per example as it finishes, also piped
+        finished.append(run)
+        score = f"{run.results.score:g}/{run.results.max_score:g}, " if run.results else ""
+        console.print(f"[{len(finished)}/{len(EXAMPLE_NAMES)}] {run.name}.zip: {verdict(run)} "
+                      f"({score}{run.wall_s:.1f} s)", markup=False, highlight=False)
+
+    header = f"grading {len(EXAMPLE_NAMES)} example zips, {jobs} at a time ..."
+    if console.is_terminal:
+        with console.status(header):
+            runs = grade_examples(out, jobs, policy, assignments, on_done=progress)
+    else:  # no spinner off a terminal: the header line, then a line per finished example
+        console.print(header, markup=False, highlight=False)
+        runs = grade_examples(out, jobs, policy, assignments, on_done=progress)
     console.print(summary_table(runs))
     for run in runs:
         problems = run.results.problems if run.results else []

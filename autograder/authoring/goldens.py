@@ -318,8 +318,10 @@ def stale_report(assignment: Assignment, policy: SandboxPolicy | None = None,
     policy = policy or SandboxPolicy.create()
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
-        fresh = generate(assignment, Path(tmp), with_mutants=False, policy=policy, timed=False,
-                         placement=placement)
+        generated = generate(assignment, Path(tmp), with_mutants=False, policy=policy,
+                             timed=False, placement=placement)
+        # read back as the committed ones are read (load_store: whole task titles)
+        fresh = {vis: load_store(assignment, vis, Path(tmp)) for vis in generated}
         committed = {}
         for name in fresh:
             try:

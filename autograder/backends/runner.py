@@ -145,10 +145,12 @@ class); never raises for anything a child does.
     children"). The run's deadline is shared: the hidden folder gets what the public one left,
     extended by the public one's timeouts. When the box cannot keep the hidden goldens
     unreadable to the child (`make_box.hidden_refusal`), the hidden tests are not run: each is
-    recorded as refused, with the reason, and the reason is a collection error. The load
-    factor that stretches measured limits is read here, before the first child starts, and
-    frozen into the request for the whole run (timeouts.py): a child's own load never
-    lengthens its limits."""
+    recorded as refused, with the reason, and the reason is a collection error. When the public
+    child could not import the package (a `package` collection error: the same import fails in
+    every child), no hidden child is started: its tests stay not run, failed by that one error,
+    and the submission is graded in one child instead of two. The load factor that stretches
+    measured limits is read here, before the first child starts, and frozen into the request
+    for the whole run (timeouts.py): a child's own load never lengthens its limits."""
     if request.slowdown is None:
         request = replace(request, slowdown=timeouts.machine_slowdown())
     started = time.monotonic()
@@ -166,6 +168,8 @@ class); never raises for anything a child does.
         folder.hard_deadline = started + MAX_RUN_FACTOR * request.run_limit()
         if refusal is not None and set(group) & set(request.redacted):
             folder.refuse(refusal)
+        elif any(f.package_error for f in folders):
+            pass  # the package does not import: a hidden child would fail the same way
         else:
             folder.run()
             deadline = folder.deadline
@@ -196,6 +200,7 @@ class FolderRun:
         self.errors_of: dict[str, int] = {}  # test file -> collection errors kept from it
         self.errors_cut, self.events_cut = 0, 0
         self.restarts, self.stderr_tail = 0, ""
+        self.package_error: str | None = None  # the package's own import error, when seen
         limit = request.run_limit()
         self.hard_deadline = deadline + (MAX_RUN_FACTOR - 1) * limit
         self.redact = bool(set(visibilities) & set(request.redacted))
@@ -395,7 +400,10 @@ class FolderRun:
         """Keep a collection error once (a file collected again in a new child repeats it), at
         most MAX_ERRORS_PER_FILE per test file and MAX_COLLECT_ERRORS in all; count the rest."""
         if self.redact and "hidden" not in self.visibilities:
-            return  # the graded public tests: the same files on the published inputs say it
+            # the graded public tests: the same files on the published inputs say what failed
+            if ev.get("package") is True:
+                self.package_error = self.package_error or "the package does not import"
+            return
         if self.redact:
             message = "a hidden test file could not be collected (details hidden)"
             if message not in self.collect_errors:
@@ -405,6 +413,8 @@ class FolderRun:
         message = str(ev.get("error"))[-1500:]
         if ev.get("package") is not True:  # not the package's own import: name the file
             message = f"{file}: {message}"
+        else:
+            self.package_error = self.package_error or message
         if message in self.collect_errors:
             return
         if len(self.collect_errors) >= MAX_COLLECT_ERRORS \

@@ -177,9 +177,35 @@ def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, job
         else:
             todo.append(sub)
     if len(todo) < len(subs):
-        console.print(f"resuming: {len(subs) - len(todo)} of {len(subs)} already graded "
-                      f"(same submission, course version and options)")
+        console.print(f"{len(subs) - len(todo)} of {len(subs)} unchanged, skipped (same "
+                      f"submission, course version and options)"
+                      + ("; nothing to grade" if not todo else f"; grading {len(todo)}"))
     started = time.monotonic()
+    if todo:
+        _grade_all(todo, keys, assignments, out, jobs, policy, console, run, outcomes)
+    shutil.rmtree(out / ".work", ignore_errors=True)
+    results = {s: o.results for s, o in outcomes.items() if o.results is not None}
+    runs = {s: o.run for s, o in outcomes.items() if o.run is not None}
+    errors = {s: o.error for s, o in outcomes.items() if o.error}
+    messages = {s: message(o) for s, o in outcomes.items()}
+    write_gradebook(runs, messages, assignments, out / "grades.csv")
+    write_canvas(runs, messages, assignments, out / "canvas.csv")
+    starters = [a.starter for a in discover()] + [a.starter for a in assignments]
+    report = class_report(runs, errors, [s.student for s in subs], assignments,
+                          scan(subs, list(dict.fromkeys(starters))),
+                          [(s.student, n) for s in sorted(subs, key=lambda s: (s.family, s.student))
+                           for n in s.notes])
+    write_atomic(out / "class_report.md", report.markdown().encode("utf-8"))
+    write_html(out / "class_report.html", report)
+    console.print(Markdown(report.markdown(skip=("Students",))))
+    console.print(Text(visible(summary_line(outcomes, time.monotonic() - started, out))))
+    return results, runs
+
+
+def _grade_all(todo: list[Submission], keys: dict[str, tuple[str, str]],
+               assignments: list[Assignment], out: Path, jobs: int, policy: SandboxPolicy,
+               console: Console, run: Executor | None, outcomes: dict[str, Outcome]) -> None:
+    """Grade the submissions `todo`, `jobs` at once, into `outcomes`, under a progress bar."""
     counts = {"failed": 0, "errored": 0}
     columns = [TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("ETA"), TimeRemainingColumn(),
@@ -203,23 +229,6 @@ def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, job
             elif outcome.run.score < outcome.run.max_score:
                 counts["failed"] += 1
             progress.update(task, advance=1, **counts)
-    shutil.rmtree(out / ".work", ignore_errors=True)
-    results = {s: o.results for s, o in outcomes.items() if o.results is not None}
-    runs = {s: o.run for s, o in outcomes.items() if o.run is not None}
-    errors = {s: o.error for s, o in outcomes.items() if o.error}
-    messages = {s: message(o) for s, o in outcomes.items()}
-    write_gradebook(runs, messages, assignments, out / "grades.csv")
-    write_canvas(runs, messages, assignments, out / "canvas.csv")
-    starters = [a.starter for a in discover()] + [a.starter for a in assignments]
-    report = class_report(runs, errors, [s.student for s in subs], assignments,
-                          scan(subs, list(dict.fromkeys(starters))),
-                          [(s.student, n) for s in sorted(subs, key=lambda s: (s.family, s.student))
-                           for n in s.notes])
-    write_atomic(out / "class_report.md", report.markdown().encode("utf-8"))
-    write_html(out / "class_report.html", report)
-    console.print(Markdown(report.markdown(skip=("Students",))))
-    console.print(Text(visible(summary_line(outcomes, time.monotonic() - started, out))))
-    return results, runs
 
 
 def message(outcome: Outcome) -> str:

@@ -18,7 +18,7 @@ from ..assignments import Assignment
 from ..grading.results import GradedRun
 from ..grading.tasks import natural_key
 from .gradebook import full_titles
-from .similarity import Scan
+from .similarity import MIN_SHINGLES, Scan
 from .submissions import visible
 
 BINS = 10
@@ -36,10 +36,12 @@ def md_escape(text: object) -> str:
 
 @dataclass
 class Table:
-    """Headers as (short label, full title shown on hover or ""), rows of plain text cells."""
+    """Headers as (short label, full title shown on hover or ""), rows of plain text cells;
+    `links`: per row, a relative path the HTML page links the row's first cell to (or None)."""
 
     headers: list[tuple[str, str]]
     rows: list[list[str]]
+    links: list[str | None] = field(default_factory=list)
 
 
 @dataclass
@@ -153,7 +155,8 @@ def _assignment_sections(a: Assignment, results: dict[str, GradedRun],
 
 def student_table(results: dict[str, GradedRun], students: list[str], rejected: dict[str, str],
                   similar: dict[str, str], assignments: list[Assignment]) -> Table:
-    """One row per student: total, score per assignment and per task, rejection, similarity."""
+    """One row per student: total, score per assignment and per task, rejection, similarity;
+    a student with a results.json links to it (<student>/results.json, beside the report)."""
     headers: list[tuple[str, str]] = [("student", ""), ("score", "")]
     cells = []
     for a in assignments:
@@ -175,7 +178,8 @@ def student_table(results: dict[str, GradedRun], students: list[str], rejected: 
             row.append(f"{sum(t.score for t in picked):g}/{sum(t.max_score for t in picked):g}"
                        if picked else "-")
         rows.append(row + [rejected.get(s, ""), similar.get(s, "")])
-    return Table(headers, rows)
+    links = [f"{s}/results.json" if s in results else None for s in students]
+    return Table(headers, rows, links)
 
 
 def class_report(results: dict[str, GradedRun], errors: dict[str, str], students: list[str],
@@ -197,10 +201,18 @@ def class_report(results: dict[str, GradedRun], errors: dict[str, str], students
         [f"- {n} student{'s' if n != 1 else ''}: {md_escape(h)}" for h, n in hints] or ["- none"])]))
     sections.append(Section("Rejected or errored submissions", ["\n".join(
         [f"- {md_escape(s)}: {md_escape(why)}" for s, why in sorted(rejected.items())] or ["- none"])]))
+    decisions = [f"- {md_escape(s)}: {md_escape(note)}" for s, r in sorted(results.items())
+                 for note in r.notes]
+    sections.append(Section("Intake decisions (files left out, copies not graded)",
+                            ["\n".join(decisions or ["- none"])]))
     lines = [f"- {len(c.members)} submissions: {' ~ '.join(md_escape(m) for m in c.members)} "
              f"(up to {c.similarity:.0%} of code shingles shared beyond the starters; longest "
              f"shared fragment {c.shared_tokens} tokens)" for c in scan.clusters] or ["- none"]
     lines += [f"- not compared: {md_escape(s)} ({md_escape(why)})" for s, why in sorted(scan.skipped.items())]
+    if scan.too_small:
+        lines.append(f"- too small to compare (under {MIN_SHINGLES} code fragments beyond the "
+                     f"starters; byte-identical copies are still flagged): " + ", ".join(
+                         f"{md_escape(s)} ({n})" for s, n in sorted(scan.too_small.items())))
     lines += [f"- {md_escape(s)}: {md_escape(note)}" for s, note in sorted(scan.notes.items())]
     sections.append(Section("Suspiciously similar submissions", ["\n".join(lines)]))
     sections.append(Section("Student names flagged (each graded on its own files)", ["\n".join(

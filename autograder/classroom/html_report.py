@@ -2,8 +2,9 @@
 under its own heading with its chart (matplotlib, an embedded data: PNG whose alt text lists the
 plotted numbers) and its tables; text blocks rendered from Markdown with markdown-it-py
 (CommonMark, raw HTML off); tables built here with every cell inert and HTML-escaped, short
-headers carrying the full title on hover. No URL to any network resource, and a Content-Security-Policy
-that forbids them."""
+headers carrying the full title on hover, and each student linked to their results.json beside
+the page (a relative link). No URL to any network resource, and a Content-Security-Policy that
+forbids them."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import base64
 import html
 import io
 from pathlib import Path
+from urllib.parse import quote
 
 from .class_report import ClassReport, Figure, Table
 from .submissions import visible
@@ -78,9 +80,15 @@ def table_html(table: Table) -> str:
         title = f' title="{_h(full)}"' if full and full != short else ""
         return f"<th{title}>{_h(short)}</th>"
 
+    def cells(row: list[str], link: str | None) -> str:
+        shown = [_h(c) for c in row]
+        if link and shown:  # a relative link to a file beside the page (URL-quoted)
+            shown[0] = f'<a href="{html.escape(quote(link))}">{shown[0]}</a>'
+        return "".join(f"<td>{c}</td>" for c in shown)
+
     head = "".join(th(s, f) for s, f in table.headers)
-    body = "".join("<tr>" + "".join(f"<td>{_h(c)}</td>" for c in row) + "</tr>"
-                   for row in table.rows)
+    links = table.links or [None] * len(table.rows)
+    body = "".join(f"<tr>{cells(row, link)}</tr>" for row, link in zip(table.rows, links))
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 

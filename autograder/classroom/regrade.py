@@ -113,7 +113,9 @@ def write(changes: list[Change], previous: Path, out: Path) -> None:
     write_atomic(out / "compare.csv", buf.getvalue().encode("utf-8"))
     lines = ["# Regrade preview", "",
              f"Compared with {md_escape(previous)}: {len(changes)} student"
-             f"{'s' if len(changes) != 1 else ''} would change.", ""]
+             f"{'s' if len(changes) != 1 else ''} would change." if changes else
+             f"Compared with {md_escape(previous)}: no change (every student's grade is the "
+             f"same).", ""]
     if changes:
         lines += ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
         lines += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in rows(changes)]
@@ -121,10 +123,14 @@ def write(changes: list[Change], previous: Path, out: Path) -> None:
 
 
 def terminal_table(changes: list[Change], previous: Path):
-    """A rich Table of the changes (escaped: names are never markup)."""
+    """A rich Table of the changes (escaped: names are never markup); with no change, one line
+    that says so (not an empty table)."""
     from rich.table import Table
     from rich.text import Text
 
+    if not changes:
+        return Text(f"regrade preview against {visible(str(previous))}: no change (every "
+                    f"student's grade is the same)")
     table = Table(title=f"regrade preview against {visible(str(previous))}: {len(changes)} "
                         f"student{'s' if len(changes) != 1 else ''} would change")
     for h in HEADERS:

@@ -2,13 +2,16 @@
 (renaming and comments do not hide a copy), the shingles of every assignment's starter removed
 (every class shares them, whichever packages a zip holds), candidate pairs from datasketch
 MinHashLSH (near-linear in the class size), verified by exact Jaccard similarity, and grouped
-into clusters (connected components).
+into clusters (connected components). Byte-identical packages are identical whatever their
+size (when they hold anything beyond the starters); other submissions under MIN_SHINGLES code
+fragments beyond the starters are too small to compare by similarity and are listed as such.
 
 Sources come from bulk_intake.python_sources (intake's rules: regular .py files, size caps);
 a submission that cannot be read is left out of the scan with its reason, never the class."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import keyword
 import os
@@ -21,7 +24,7 @@ from .submissions import Submission, SubmissionError, python_sources, read_regul
 
 SIMILARITY_THRESHOLD = 0.9
 SHINGLE = 8
-MIN_SHINGLES = 50
+MIN_SHINGLES = 50  # below this, a Jaccard similarity says little: listed as too small
 NUM_PERM = 128
 KEYWORDS = frozenset(keyword.kwlist)
 Shingle = tuple[str, ...]
@@ -88,6 +91,7 @@ class Scan:
     clusters: list[Cluster]
     skipped: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
+    too_small: dict[str, int] = field(default_factory=dict)  # student -> fragments beyond starter
 
 
 def similar_pairs(shingles: dict[str, set[Shingle]],
@@ -120,9 +124,37 @@ def clusters(texts: dict[str, list[str]], common: set[Shingle] = frozenset(),
              threshold: float = SIMILARITY_THRESHOLD) -> list[Cluster]:
     """Connected components of the similar pairs (shingles in `common` removed), largest
     first."""
+    return compare_class(texts, common, threshold)[0]
+
+
+def identical_pairs(texts: dict[str, list[str]],
+                    shingles: dict[str, set[Shingle]]) -> list[tuple[str, str, float]]:
+    """(a, b, 1.0) for every two students whose sources are byte-identical and hold code
+    beyond the starters (identical untouched starters are no copy)."""
+    groups: dict[str, list[str]] = {}
+    for student, ts in texts.items():
+        if shingles[student]:
+            digest = hashlib.sha256("\0".join(sorted(ts)).encode("utf-8", "replace")).hexdigest()
+            groups.setdefault(digest, []).append(student)
+    return [(a, b, 1.0) for members in groups.values() for i, a in enumerate(sorted(members))
+            for b in sorted(members)[i + 1:]]
+
+
+def compare_class(texts: dict[str, list[str]], common: set[Shingle] = frozenset(),
+                  threshold: float = SIMILARITY_THRESHOLD
+                  ) -> tuple[list[Cluster], dict[str, int]]:
+    """(clusters, too small): the connected components of the similar and the identical pairs
+    (shingles in `common` removed), largest first; and {student: code fragments beyond the
+    starters} of those with fewer than MIN_SHINGLES that are in no identical pair."""
     tokens = {s: [normalized_tokens(t) for t in ts] for s, ts in texts.items()}
     shingles = {s: set().union(*map(shingles_of, ts)) - common for s, ts in tokens.items()}
-    pairs = similar_pairs(shingles, threshold)
+    same = identical_pairs(texts, shingles)
+    paired = {s for p in same for s in p[:2]}
+    found = {(a, b): sim for a, b, sim in [*similar_pairs(shingles, threshold), *same]}
+    pairs = sorted(((a, b, sim) for (a, b), sim in found.items()),
+                   key=lambda p: (-p[2], p[0], p[1]))
+    small = {s: len(sh) for s, sh in shingles.items()
+             if len(sh) < MIN_SHINGLES and s not in paired}
     parent = {s: s for p in pairs for s in p[:2]}
 
     def root(x: str) -> str:
@@ -136,12 +168,13 @@ def clusters(texts: dict[str, list[str]], common: set[Shingle] = frozenset(),
     groups: dict[str, list[str]] = {}
     for s in parent:
         groups.setdefault(root(s), []).append(s)
-    found = []
+    found_ = []
     for members in groups.values():
         members.sort()
         best = max((p for p in pairs if p[0] in members), key=lambda p: p[2])
-        found.append(Cluster(members, best[2], longest_shared(tokens[best[0]], shingles[best[1]])))
-    return sorted(found, key=lambda c: (-len(c.members), -c.similarity, c.members))
+        found_.append(Cluster(members, best[2],
+                              longest_shared(tokens[best[0]], shingles[best[1]])))
+    return sorted(found_, key=lambda c: (-len(c.members), -c.similarity, c.members)), small
 
 
 def longest_shared(files: list[list[str]], other: set[Shingle]) -> int:
@@ -171,4 +204,5 @@ def scan(submissions: list[Submission], starters: list[Path],
             continue
         if note:
             notes[sub.student] = note
-    return Scan(clusters(texts, starter_shingles(starters), threshold), skipped, notes)
+    found, small = compare_class(texts, starter_shingles(starters), threshold)
+    return Scan(found, skipped, notes, small)

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from .judge import AssignmentGrade, TestResult
-from .results import machine_fields
+from .results import RESULTS_KEY, machine_fields
 from .safe_text import utf8_json, visible
 from .tasks import natural_key
 
@@ -110,6 +110,8 @@ def results_json(grades: list[AssignmentGrade], execution_time: float,
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
+        "extra_data": {RESULTS_KEY: {"notes": [f"{g.assignment.name}: {visible(n)}"
+                                              for g in grades for n in g.notes]}},
     }
 
 

@@ -68,6 +68,7 @@ class GradedRun:
     output: str
     tests: tuple[GradedTest, ...]
     instructor_hints: Mapping[str, tuple[str, ...]]
+    notes: tuple[str, ...] = ()  # intake's decisions (files left out, ...): "<assignment>: ..."
 
     def of(self, assignment: str) -> list[GradedTest]:
         """The tests that belong to `assignment`."""
@@ -183,6 +184,9 @@ def read_results(source: str | Path | bytes | dict,
     tests = tuple(_test(t, k) for k, t in enumerate(data["tests"]))
     hints = _instructor(data.get(INSTRUCTOR_KEY) if instructor is None
                         else _parse(instructor, "instructor.json"))
+    extra = data.get("extra_data") if isinstance(data.get("extra_data"), dict) else {}
+    fields = extra.get(RESULTS_KEY) if isinstance(extra.get(RESULTS_KEY), dict) else {}
     return GradedRun(_number(data.get("score"), "score"),
                      _number(data.get("max_score"), "max_score"),
-                     _text(data.get("output", ""), "output"), tests, hints)
+                     _text(data.get("output", ""), "output"), tests, hints,
+                     _hints(fields.get("notes", []), "extra_data notes"))

@@ -26,11 +26,12 @@ mutant values that may explain a wrong observation — are computed here and now
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..assignments import VISIBILITIES, Assignment
+from .tasks import full_titles
 
 
 class StoreError(Exception):
@@ -158,7 +159,11 @@ def load_store(assignment: Assignment, store: str, base: Path | None = None) -> 
         data = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as e:
         raise StoreError(f"{path}: not JSON ({e})") from None
-    return GoldenStore.from_dict(data)
+    store = GoldenStore.from_dict(data)
+    # the whole task titles from the test files (the store keeps them cut to MAX_TITLE)
+    titles = full_titles([*assignment.test_files("public"), *assignment.test_files("hidden")])
+    return replace(store, tests={tid: replace(t, task_title=titles.get(t.task, t.task_title))
+                                 for tid, t in store.tests.items()})
 
 
 def load_stores(assignment: Assignment, visibilities: tuple[str, ...] = VISIBILITIES,

@@ -26,15 +26,22 @@ def title_of(text: str, cut: bool = True) -> str:
 
 def task_of_file(path: Path, cut: bool = True) -> tuple[int, str] | None:
     """(number, title) from the file's module docstring, or None when it names no task (or
-    cannot be read); `cut` as in title_of."""
+    cannot be read); `cut` as in title_of. Uncut, the title may run on over the docstring's
+    first paragraph (a title wrapped at the line's end is whole)."""
     try:
         doc = (ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "").strip()
     except (OSError, SyntaxError, ValueError):
         return None
-    match = TASK_LINE.match(doc.splitlines()[0] if doc else "")
+    lines = doc.splitlines()
+    match = TASK_LINE.match(lines[0] if doc else "")
     if match is None:
         return None
-    return int(match.group(1)), title_of(match.group(2), cut)
+    text = match.group(2)
+    if not cut:  # the first paragraph: the docstring's lines up to the first blank one
+        rest = lines[1:]
+        text = " ".join([text, *(ln.strip() for ln in rest[:next(
+            (i for i, ln in enumerate(rest) if not ln.strip()), len(rest))])])
+    return int(match.group(1)), title_of(text, cut)
 
 
 def full_titles(files: list[Path]) -> dict[int, str]:

@@ -9,6 +9,8 @@ the child's config type.
 
 from __future__ import annotations
 
+import os
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +18,7 @@ from typing import Any
 from .clean_stack import clean_call
 from .plaindata import PlainDataError, encode
 
-__all__ = ["graded", "hypothesis_examples", "exception_kind", "Recorder", "GradedSpec",
+__all__ = ["graded", "hypothesis_examples", "exception_kind", "student_where", "Recorder", "GradedSpec",
            "clean_call"]
 
 KINDS = ("exact", "close", "check")
@@ -63,6 +65,25 @@ def hypothesis_examples(strategy: Any, n: int) -> list:
     return out[:n]
 
 
+def student_where(error: BaseException, package_dir: str) -> dict | None:
+    """Where `error` was raised in the student's package (the folder `package_dir`): its
+    deepest frame there, as {"function" (qualified name), "file" (relative to the folder
+    holding the package, e.g. "ddp/env.py"), "line"}; None when no frame is in the package.
+    For a test whose student code ran in another process: the test re-raises the error with
+    this as its `graded_where` attribute, and the report names that function, file and line
+    as it does for an error raised in the test's own process."""
+    package_dir = os.path.realpath(package_dir)
+    root = os.path.dirname(package_dir)
+    found = None
+    for frame, line in traceback.walk_tb(error.__traceback__):
+        path = os.path.realpath(frame.f_code.co_filename)
+        if path.startswith(package_dir + os.sep):
+            code = frame.f_code
+            found = {"function": getattr(code, "co_qualname", code.co_name),
+                     "file": os.path.relpath(path, root).replace(os.sep, "/"), "line": line}
+    return found
+
+
 def exception_kind(error: BaseException) -> str:
     """The name an exception is recorded by: its first builtin class (in MRO order), so that a
     student's `class EnvError(ValueError)` counts as the `ValueError` the contract asks for.
@@ -74,7 +95,8 @@ def exception_kind(error: BaseException) -> str:
 
 
 class Recorder:
-    """Records a test's observations as plain data. In a graded run it never raises."""
+    """Records a test's observations as plain data. In a graded run it never raises (but
+    `raises` lets a stub's NotImplementedError through)."""
 
     def __init__(self, test_id: str, on_record: Callable[[dict], None] | None = None):
         self.test_id = test_id
@@ -109,10 +131,14 @@ class Recorder:
 
     def raises(self, name: str, fn: Callable, *args: Any, **kwargs: Any) -> Any:
         """Call fn(*args, **kwargs); record the exception's kind (`exception_kind`: its first
-        builtin class), or None if none was raised. Returns fn's result (None when it raised)."""
+        builtin class), or None if none was raised. Returns fn's result (None when it raised).
+        A NotImplementedError is no answer: it propagates (the test fails there), so the report
+        names the stub that still raises it, its file and line."""
         try:
             result = fn(*args, **kwargs)
         except Exception as e:  # noqa: BLE001 - the type is the observation
+            if exception_kind(e) == "NotImplementedError":
+                raise
             self._add(name, "exact", exception_kind(e))
             return None
         self._add(name, "exact", None)

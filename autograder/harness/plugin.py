@@ -71,6 +71,18 @@ def package_import_error(text: str) -> str | None:
             + (f"\n    {source}" if source else ""))
 
 
+def reported_where(error: BaseException) -> dict | None:
+    """The student frame a test attached to the error it re-raises (`graded_where`, from
+    harness.student_where: student code that ran in another process), or None."""
+    where = getattr(error, "graded_where", None)
+    if not isinstance(where, dict) or not isinstance(where.get("file"), str) \
+            or type(where.get("line")) is not int:
+        return None
+    function = where.get("function")
+    return {"function": function if isinstance(function, str) else None,
+            "file": where["file"], "line": where["line"], "student": True}
+
+
 def graded_spec(item: pytest.Item) -> GradedSpec | None:
     return getattr(getattr(item, "function", None), "_graded", None)
 
@@ -172,7 +184,7 @@ class GradedRun:
                 self.errors[spec.id] = excinfo.exconly()[:MAX_ERROR_CHARS]
                 self.error_types[spec.id] = excinfo.typename
                 self.error_kinds[spec.id] = exception_kind(excinfo.value)
-                where = self.locate(excinfo.traceback)
+                where = reported_where(excinfo.value) or self.locate(excinfo.traceback)
                 if where is not None:
                     self.wheres[spec.id] = where
             else:

@@ -26,7 +26,11 @@ import torch
 import torch.distributed as dist
 from torch import nn
 
-from autograder.harness import clean_call, exception_kind  # clean_call's primitives: bound before ddp's import
+from autograder.harness import (  # clean_call's primitives: bound before ddp's import
+    clean_call,
+    exception_kind,
+    student_where,
+)
 from ddp import (  # noqa: E402 (after the bindings above, on purpose)
     MiniDDP,
     ShardedSampler,
@@ -167,7 +171,8 @@ class Battery:
             frames = traceback.extract_tb(e.__traceback__)  # the last one outside torch
             where = ([f for f in frames if "site-packages" not in f.filename] or frames)[-1]
             out = {"raised": exception_kind(e), "message": f"{str(e)[:300]} (at "
-                   f"{os.path.basename(where.filename)}:{where.lineno})"}
+                   f"{os.path.basename(where.filename)}:{where.lineno})",
+                   "where": student_where(e, os.path.dirname(sys.modules["ddp"].__file__))}
         path = _result_path(workdir, rank, name)
         with open(path + ".tmp", "wb") as f:
             pickle.dump(out, f)
@@ -260,13 +265,15 @@ class Battery:
     def record(self, rec, name: str, cases: dict, prefix: str = "") -> None:
         """Record section `name` of every rank (observation names start with `prefix`): the
         exception it raised (None), then its values; then re-raise the first rank's exception,
-        so that its message reaches the report."""
-        errors = []
+        so that its message reaches the report, with the student frame it raised in (the rank's
+        `where`: the report names that function, file and line)."""
+        errors, where = [], None
         for rank, out in enumerate(self.run(cases)):
             section = out[name]
             rec.exact(f"{prefix}rank{rank}.raised", section["raised"])
             if section["raised"]:
                 errors.append(f"rank {rank}: {section['raised']}: {section['message']}")
+                where = where or section.get("where")
             for key, value in section.get("values", {}).items():
                 if isinstance(value, np.ndarray) and value.dtype.kind == "f":
                     # contract: the tests' model is float64 (Net.double()) and SPEC 5.6 fixes
@@ -282,6 +289,7 @@ class Battery:
                 error = kind("; ".join(errors))
             except Exception:  # noqa: BLE001 - a builtin with a special signature
                 error = RuntimeError("; ".join(errors))
+            error.graded_where = where
             raise error
 
 

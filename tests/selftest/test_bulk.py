@@ -39,14 +39,18 @@ def bulk(subs: Path, out: Path, *extra: str) -> None:
 
 
 
-def test_resume_by_content_force_and_run_log(toy_env, tmp_path):
+def test_resume_by_content_force_and_run_log(toy_env, tmp_path, capsys):
     subs, out = tmp_path / "subs", tmp_path / "out"
     package(subs / "alice", SOLUTION)
     package(subs / "bob", WRONG_ADD)
     bulk(subs, out, "--assignment", "toy")
     stamp = {s: (out / s / "results.json").stat().st_mtime_ns for s in ("alice", "bob")}
+    capsys.readouterr()
     bulk(subs, out, "--assignment", "toy")  # nothing changed: nothing regraded
     assert {s: (out / s / "results.json").stat().st_mtime_ns for s in stamp} == stamp
+    shown = " ".join(capsys.readouterr().out.split())  # says so, with no empty progress bar
+    assert "2 of 2 unchanged, skipped" in shown and "nothing to grade" in shown
+    assert "0/0" not in shown and "ETA" not in shown
     (subs / "bob" / "toy" / "__init__.py").write_text(SOLUTION)  # a resubmission
     bulk(subs, out, "--assignment", "toy")
     assert (out / "alice" / "results.json").stat().st_mtime_ns == stamp["alice"]
@@ -58,6 +62,22 @@ def test_resume_by_content_force_and_run_log(toy_env, tmp_path):
     assert [e["student"] for e in log].count("bob") == 3
     assert {"student", "hash", "score", "time", "problems"} <= set(log[0])
     assert not list(out.rglob("*.partial")) and not (out / ".work").exists()
+
+
+def test_files_left_out_are_said_in_results_and_class_report(toy_env, tmp_path):
+    """Intake's decisions reach the student's results.json (machine field and text) and the
+    class report, not only the grader's log."""
+    from autograder.grading.results import read_results
+
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    package(subs / "ann", SOLUTION)
+    (subs / "ann" / "toy" / "notes.txt").write_text("scratch\n")
+    bulk(subs, out, "--assignment", "toy")
+    results = json.loads((out / "ann" / "results.json").read_text())
+    assert "notes.txt" in results["output"]
+    assert any("notes.txt" in n for n in read_results(results).notes)
+    report = " ".join((out / "class_report.md").read_text().split())
+    assert "Intake decisions" in report and "ann: toy: ignored 1 file(s)" in report
 
 
 def test_course_change_regrades(toy_env, tmp_path):
@@ -193,6 +213,26 @@ def test_similar_submissions_cluster_despite_renaming():
     assert clusters(texts, code_shingles([base])) == []  # all they share is the starter's
 
 
+def test_identical_copies_are_flagged_whatever_their_size_and_small_ones_listed():
+    """Two byte-identical small packages are one cluster (before: under MIN_SHINGLES they were
+    silently skipped); a small package that is no copy, and an untouched starter, are listed as
+    too small to compare, in the class report too."""
+    from autograder.classroom.class_report import class_report
+    from autograder.classroom.similarity import MIN_SHINGLES, Scan, code_shingles, compare_class
+
+    starter = "def f(x):\n    raise NotImplementedError\n"
+    small = "def f(x):\n    return [v * 2 for v in x if v > 0]\n"
+    texts = {"ann": [small], "ben": [small], "cat": ["def f(x):\n    return sorted(x)[:3]\n"],
+             "dan": [starter], "eve": [starter]}
+    found, too_small = compare_class(texts, code_shingles([starter]))
+    assert [(c.members, c.similarity) for c in found] == [(["ann", "ben"], 1.0)]
+    assert set(too_small) == {"cat", "dan", "eve"} and too_small["dan"] == 0
+    assert all(n < MIN_SHINGLES for n in too_small.values())
+    report = class_report({}, {}, sorted(texts), [], Scan(found, too_small=too_small))
+    text = " ".join(report.markdown().split())
+    assert "too small to compare" in text and "cat (" in text and "ann ~ ben" in text
+
+
 def test_similarity_subtracts_every_starter_and_skips_unreadable(tmp_path):
     """Two students whose only common code is an untouched starter of a second package: not
     similar. Reading by intake's rules: a folder named x.py, a FIFO, a link to / are passed
@@ -222,6 +262,20 @@ def test_similarity_subtracts_every_starter_and_skips_unreadable(tmp_path):
     assert [c.members for c in only_graded.clusters] == [["ann", "ben"]]
 
 
+def test_html_student_table_links_each_students_results():
+    """The HTML class report links every student that has a results.json to it (URL-quoted,
+    relative: the page stays offline); a student without one is plain text."""
+    from types import SimpleNamespace
+
+    from autograder.classroom.class_report import student_table
+    from autograder.classroom.html_report import table_html
+
+    graded = {"ann lee": SimpleNamespace(score=3.0, max_score=4.0)}
+    page = table_html(student_table(graded, ["ann lee", "bo<b>"], {}, {}, []))
+    assert '<td><a href="ann%20lee/results.json">ann lee</a></td>' in page
+    assert "<td>bo&lt;b&gt;</td>" in page and page.count("<a ") == 1
+
+
 CHROMIUM = shutil.which("chromium")
 
 
@@ -241,6 +295,7 @@ def test_html_report_renders_in_headless_chromium_offline(toy_env, tmp_path):
     page = (out / "class_report.html").read_text()
     assert "http://" not in page and "https://" not in page
     assert "default-src 'none'" in page and page.count("data:image/png;base64,") == 2
+    assert 'href="alice/results.json"' in page and 'href="bob/results.json"' in page
     flags = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
              "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}"]
@@ -262,7 +317,8 @@ def test_html_report_renders_in_headless_chromium_offline(toy_env, tmp_path):
         assert cells[task][2 if vis == "public" else 3] == value
     assert '<th title="Task 2: add and mean">toy Task 2</th>' in dom
     students = re.search(r"<h2>Students</h2>(.*?)</table>", dom, re.S).group(1)
-    assert "<td>__init__</td>" in students and "<td>5/7</td>" in students
+    assert '<td><a href="__init__/results.json">__init__</a></td>' in students \
+        and "<td>5/7</td>" in students
     assert "<li>__init__: no" in dom  # Markdown did not eat the underscores
     assert "1 student: add subtracts" in dom
     similar = re.search(r"<h2>Suspiciously similar submissions</h2>(.*?)</section>", dom, re.S)
@@ -299,3 +355,8 @@ def test_compare_lists_exactly_the_students_and_tests_a_golden_change_moves(toy_
     assert {p: p.read_bytes() for p in before.rglob("*") if p.is_file()} == released
     assert cli.main(["bulk", str(subs), "--assignment", "toy", "--out", str(after),
                      "--compare", str(tmp_path / "nowhere")]) == 2
+    capsys.readouterr()
+    bulk(subs, after, "--assignment", "toy", "--compare", str(after))  # against itself
+    assert "no change (every student's grade is the same)" in " ".join(
+        capsys.readouterr().out.split())
+    assert "no change" in (after / "compare.md").read_text()

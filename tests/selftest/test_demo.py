@@ -72,6 +72,26 @@ def test_examples_are_graded_jobs_at_a_time_and_a_crash_is_one_row(monkeypatch, 
     assert "—" in _text(demo.summary_table(runs)).splitlines()[-4]  # the crashed column's total
 
 
+def test_demo_streams_a_line_per_example_off_a_terminal(monkeypatch, tmp_path):
+    """Piped or written to a file, the demo says what it does as it goes (before: nothing for
+    minutes, a spinner shown only on a terminal): the header, then one line per example as it
+    finishes, before the table."""
+    monkeypatch.setattr(demo, "grade_one",
+                        lambda name, assignments, policy, out: _fake_run(name, name == "complete"))
+    buf = io.StringIO()
+    console = Console(file=buf, width=100, color_system=None)
+    assert not console.is_terminal
+    demo.run_demo(tmp_path, 1, SandboxPolicy.create("none"), console)
+    lines = buf.getvalue().splitlines()
+    header = next(i for i, ln in enumerate(lines) if ln.startswith("grading "))
+    assert lines[header].startswith(f"grading {len(EXAMPLE_NAMES)} example zips")
+    done = [ln for ln in lines if ln.startswith("[")]
+    assert len(done) == len(EXAMPLE_NAMES) and done[0].startswith(f"[1/{len(EXAMPLE_NAMES)}] ")
+    assert any("complete.zip: full marks" in ln for ln in done)
+    table = next(i for i, ln in enumerate(lines) if "demo: the bundled examples" in ln)
+    assert header < lines.index(done[0]) and lines.index(done[-1]) < table
+
+
 def test_demo_gives_the_four_verdicts_and_keeps_the_full_reports(tmp_path, capsys):
     """The real demo on one assignment (minigrad) of each example, two at a time."""
     code = cli.main(["demo", "--assignment", "minigrad", "--jobs", "2", "--out", str(tmp_path)])

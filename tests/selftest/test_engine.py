@@ -63,10 +63,25 @@ def test_static_rejections_give_zero_and_a_clear_message(toy, tmp_path, source, 
     assert any(expected in p for p in grade.problems)
 
 
-def test_import_time_crash_fails_every_test_with_the_reason(toy, tmp_path):
-    grade = grade_submission_root(toy, submission(tmp_path, "raise RuntimeError('boom')\n"))
-    assert grade.score == 0
-    assert any("boom" in p for p in grade.problems)
+@pytest.mark.parametrize("init, helper, expected", [
+    ("raise RuntimeError('boom')\n", None, "RuntimeError: boom (toy/__init__.py:1)"),
+    ("from .helper import x\n", "raise ValueError('bad helper')\n",
+     "ValueError: bad helper (toy/helper.py:1)"),
+    ("import no_such_module_here\n", None, "No module named 'no_such_module_here'"),
+])
+def test_import_time_crash_fails_every_test_with_the_reason(toy, tmp_path, init, helper,
+                                                           expected):
+    """A package that does not import (in any of its modules) is graded in one child: every
+    test, hidden ones included, fails, and the one import error is the only problem (no
+    hidden child is started to fail the same way)."""
+    sub = submission(tmp_path, init)
+    if helper is not None:
+        (sub / "toy" / "helper.py").write_text(helper)
+    grade = grade_submission_root(toy, sub)
+    assert grade.score == 0 and {t.visibility for t in grade.tests} == {"public", "hidden"}
+    assert not any(t.passed for t in grade.tests)
+    assert len(grade.problems) == 1 and "importing your package failed" in grade.problems[0]
+    assert expected in grade.problems[0], grade.problems
 
 
 def test_endless_loop_costs_only_that_test(toy, tmp_path):

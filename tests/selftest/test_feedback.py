@@ -145,3 +145,15 @@ def test_natural_order_and_task_docstrings():
     course = Path(__file__).parent.parent
     landed = sorted(course.glob("*/public/test_*.py")) + sorted(course.glob("*/hidden/test_*.py"))
     assert landed and [f for f in landed if task_of_file(f) is None] == []
+
+
+def test_reports_carry_whole_task_titles():
+    """The stores keep a title cut to 60 characters; what reports read is whole, also when
+    the docstring wraps it onto a second line (before: "run by real processes (gloo over…")."""
+    from autograder.assignments import load
+
+    titles = {a: {t.task: t.task_title for t in store.load_stores(load(a), ("public",))[
+        "public"].tests.values()} for a in ("ddp", "fusion")}
+    assert titles["ddp"][4] == "MiniDDP and train_step, run by real processes (gloo over 127.0.0.1)"
+    assert titles["fusion"][4].endswith("(GPT-2 and Llama configs) that is exactly itself at "
+                                        "initialisation")

@@ -264,7 +264,7 @@ def _works_alone(release: Path, tmp_path: Path) -> None:
     for command in ("grade", "demo", "selftest", "nbgrader", "goldens", "bulk", "release"):
         done = cli_run(command, "x")  # only check and test are offered, and say so in one line
         assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
-        assert "invalid choice" in done.stderr and "(choose from 'check', 'test')" in done.stderr
+        assert "invalid choice" in done.stderr and "(choose from 'check', 'test', 'submit')" in done.stderr
     done = cli_run("check", "minigrad", "--task", "topological", "--isolation", "none")
     assert done.returncode == 1 and "check minigrad task 3" in done.stdout, done.stdout
     assert "Traceback" not in done.stderr and "minigrad: 0 /" in done.stdout, done.stderr
@@ -276,7 +276,7 @@ def _works_alone(release: Path, tmp_path: Path) -> None:
     got, total = _score(done.stdout, "minigrad")
     assert got == total > 0, done.stdout
     done = make("check", "A=minigrad", "IMPL=solutions")
-    assert done.returncode != 0 and "Traceback" not in done.stderr and "no folder" in done.stderr
+    assert done.returncode != 0 and "Traceback" not in done.stderr and "no such folder" in done.stderr
     done = make("test", "A=minigrad", "IMPL=mine")
     assert done.returncode == 0, done.stdout[-2000:]
     done = subprocess.run([str(bundle / ".venv/bin/python"), "-m", "pytest", "-q", "-x",

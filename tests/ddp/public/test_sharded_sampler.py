@@ -61,7 +61,7 @@ def bad_rank_cases(rng: np.random.Generator) -> list:
 
 
 @graded(points=1, cases=bad_rank_cases)
-def test_rejects_bad_rank(rec, cases):
+def test_bad_rank_raises_and_last_rank_gets_its_indices(rec, cases):
     """ValueError for a rank outside [0, num_replicas), and the right indices for the last
     valid rank (raising everywhere earns nothing)."""
     for c in cases:

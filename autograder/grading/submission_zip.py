@@ -1,0 +1,67 @@
+"""The zip a student uploads, built from their working folder by the grader's own intake rules
+(intake.find_package and intake.stage): what this check refuses, the grader refuses too, and the
+zip holds exactly the files the grader would stage (`<package>/**/*.py`).
+
+    packed = pack(load("bpe"), Path("starter"), Path("out/bpe-submission.zip"))
+    packed.path, packed.files, packed.problems, packed.notes
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..assignments import Assignment
+from ..atomic import write_atomic
+from .found_instead import found_instead
+from .intake import find_package, stage, staging_dir
+
+# A fixed timestamp: the same package gives the same zip, byte for byte.
+ZIP_TIME = (2020, 1, 1, 0, 0, 0)
+
+
+@dataclass
+class Packed:
+    """The zip written (`path`, None when refused), its entries, and what intake said: fatal
+    `problems` (nothing written) and informational `notes` (files left out)."""
+
+    path: Path | None
+    files: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def default_zip(assignment: Assignment) -> Path:
+    """Where `submit` writes when no --out is given: out/<assignment>-submission.zip."""
+    return Path("out") / f"{assignment.name}-submission.zip"
+
+
+def pack(assignment: Assignment, impl: Path, out: Path) -> Packed:
+    """Find the assignment's package in `impl` (at the top or one folder down), stage it as the
+    grader does, and write its staged .py files to the zip `out` (atomically). With intake
+    problems (no package, a syntax error, a forbidden import, ...) nothing is written."""
+    package_dir = find_package(impl, assignment.package)
+    if package_dir is None:
+        instead = found_instead(impl, assignment.package) or "found nothing like it"
+        return Packed(None, problems=[f"no '{assignment.package}' package in {impl} (expected a "
+                                      f"folder '{assignment.package}/' with __init__.py); "
+                                      f"{instead}"])
+    work = staging_dir()
+    try:
+        staged = stage(package_dir, assignment, work)
+        if staged.problems:
+            return Packed(None, problems=staged.problems, notes=staged.notes)
+        files = sorted(p.relative_to(work).as_posix() for p in work.rglob("*.py"))
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+            for name in files:
+                zf.writestr(zipfile.ZipInfo(name, ZIP_TIME), (work / name).read_bytes(),
+                            zipfile.ZIP_DEFLATED)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(out, buffer.getvalue())
+        return Packed(out, files, notes=staged.notes)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
