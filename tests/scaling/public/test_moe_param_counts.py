@@ -8,14 +8,19 @@ from scaling import moe_param_counts
 
 
 def published_cases(rng):
-    return {"mixtral_8x7b": dict(zip(COUNT_FIELDS, MIXTRAL_8X7B)),
-            "llama2_7b": dict(zip(COUNT_FIELDS, LLAMA2_7B))}
+    """The two published models, and Mixtral's shape with another vocabulary, expert count
+    and top-k (drawn: the graded twin of the worked numbers)."""
+    mixtral = dict(zip(COUNT_FIELDS, MIXTRAL_8X7B))
+    return {"mixtral_8x7b": mixtral, "llama2_7b": dict(zip(COUNT_FIELDS, LLAMA2_7B)),
+            "mixtral_variant": {**mixtral, "vocab_size": int(rng.integers(30_000, 160_000)),
+                                "num_experts": int(rng.integers(4, 17)),
+                                "top_k": int(rng.integers(1, 4))}}
 
 
 @graded(points=2, cases=published_cases)
 def test_published_models(rec, cases):
     # Mixtral 8x7B: 46,702,792,704 total and 12,879,925,248 active; Llama 2 7B: 6,738,415,616
-    for name in ("mixtral_8x7b", "llama2_7b"):
+    for name in ("mixtral_8x7b", "llama2_7b", "mixtral_variant"):
         record_counts(rec, name, moe_param_counts(**cases[name]))
     dense = {k: v for k, v in cases["llama2_7b"].items() if k not in ("num_experts", "top_k")}
     record_counts(rec, "llama2_7b with the defaults", moe_param_counts(**dense))
