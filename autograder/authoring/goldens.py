@@ -122,10 +122,11 @@ def generate(assignment: Assignment, out_base: Path | None = None, with_mutants:
         for mutant, res in zip(mutants, results):
             for vis, store in stores.items():
                 values = _failing_values(assignment, store, inputs[vis], res)
+                kept, unkept = _kept_for_hints(values)
                 store.mutants[mutant.name] = MutantValues(
-                    mutant.name, mutant.hint, _kept_for_hints(values),
+                    mutant.name, mutant.hint, kept,
                     tuple(_failed_tests(store, res, values)), _raise_sites(store, res),
-                    _failure_tags(assignment, store, inputs[vis], values))
+                    _failure_tags(assignment, store, inputs[vis], values), unkept=unkept)
     for vis, store in stores.items():
         store.dump(assignment.goldens_path(vis, base))
     return stores
@@ -211,13 +212,18 @@ def _failure_tags(assignment: Assignment, store: GoldenStore, inputs: dict,
     return tags
 
 
-def _kept_for_hints(values: dict) -> dict:
+def _kept_for_hints(values: dict) -> tuple[dict, dict]:
+    """({test: {obs: value}} of the wrong values small enough to keep, {test: [obs]} of the
+    others: the mutant fails them, with a value hints cannot compare)."""
     kept: dict[str, dict] = {}
+    unkept: dict[str, list] = {}
     for test_id, observed in values.items():
         for name, (data, _) in observed.items():
             if len(json.dumps(data)) <= MAX_MUTANT_VALUE_CHARS:
                 kept.setdefault(test_id, {})[name] = data
-    return kept
+            else:
+                unkept.setdefault(test_id, []).append(name)
+    return kept, unkept
 
 
 def _failed_tests(store: GoldenStore, res: RunResult, values: dict) -> list[str]:

@@ -10,14 +10,16 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from .. import backends
 from ..assignments import VISIBILITIES, Assignment
 from ..backends.base import Placement, RunRequest, RunResult, TestPlan, TestRecord
 from ..harness.plaindata import PlainDataError, decode
 from ..sandbox import SandboxPolicy
-from .compare import judge, observations, raise_site, ranked_hints, short
+from .compare import judge, observations, raise_site, short
 from .found_instead import found_instead
+from .hints import Fit, mutant_fits, rank_across_run
 from .intake import find_package, stage, staging_dir
 from .store import GoldenStore, TestSpec, load_inputs, load_stores
 from .tasks import natural_key
@@ -35,8 +37,9 @@ class TestResult:
     max_points: float
     passed: bool
     message: str = ""  # what the student may see
-    # best-matching first (compare.MAX_HINTS). Student-visible for public tests only: a hidden
-    # test's hints come from its hidden comparison, for the instructor (report.instructor_json)
+    # best-fitting first (hints.MAX_HINTS; the others "also consistent"). Student-visible for
+    # public tests only: a hidden test's hints come from its hidden comparison, for the
+    # instructor (report.instructor_json)
     hints: list[str] = field(default_factory=list)
     task: int | None = None  # the handout's task (store.TestSpec.task)
     task_title: str = ""
@@ -136,16 +139,33 @@ def grade_staged(assignment: Assignment, impl_root: Path,
     tests = []
     for vis, store in stores.items():
         inputs = load_inputs(assignment, vis)
-        for test_id, spec in store.tests.items():
-            tests.append(_judge_test(assignment, store, spec, inputs.get(test_id),
-                                     result.records.get(test_id, TestRecord(test_id)),
-                                     bool(result.collect_errors)))
+        tests += judge_run(assignment, store, [
+            (spec, inputs.get(test_id), result.records.get(test_id, TestRecord(test_id)))
+            for test_id, spec in store.tests.items()], bool(result.collect_errors))
     return AssignmentGrade(assignment, tests, problems=_dedupe(result.collect_errors),
                            wall_s=time.monotonic() - started, run=result)
 
 
+def judge_run(assignment: Assignment, store: GoldenStore, runs: list[tuple[TestSpec, Any,
+              TestRecord]], collect_failed: bool = False) -> list[TestResult]:
+    """Judge one store's tests of a run ((spec, encoded inputs, record) each); each failing
+    test's hints are ranked across the run (hints.rank_across_run): within one visibility, so
+    a hidden comparison never orders a public test's hints."""
+    judged = [_judged(assignment, store, spec, inputs_data, rec, collect_failed)
+              for spec, inputs_data, rec in runs]
+    for (result, _), hints in zip(judged, rank_across_run([fits for _, fits in judged])):
+        result.hints = hints
+    return [result for result, _ in judged]
+
+
 def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_data,
                 rec: TestRecord, collect_failed: bool = False) -> TestResult:
+    """One test judged alone (its hints ranked as a run of one test)."""
+    return judge_run(assignment, store, [(spec, inputs_data, rec)], collect_failed)[0]
+
+
+def _judged(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_data,
+            rec: TestRecord, collect_failed: bool) -> tuple[TestResult, list[Fit]]:
     vis, test_id = store.visibility, spec.id
     result = TestResult(assignment.name, test_id, spec.file, vis, spec.points, False,
                         task=spec.task, task_title=spec.task_title)
@@ -186,16 +206,15 @@ def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inpu
         details.append(_missing_message(spec, missing))
     raised = raise_site(spec, rec.error_kind, observed) \
         if rec.status == "ended" and rec.outcome == "failed" else None
-    if failing or raised:
-        result.hints = ranked_hints(spec, observed, failing, store.mutants.values(), inputs,
-                                    assignment.checks, raised)
+    fits = mutant_fits(spec, observed, failing, store.mutants.values(), inputs,
+                       assignment.checks, raised) if failing or raised else []
     result.passed = (rec.status == "ended" and rec.outcome == "passed" and not failing
                      and not missing)
     if not result.passed:
         result.message = capped(_student_message(vis, rec, details, collect_failed))
         if vis == "public":  # a hidden test's message shows only that it failed
             result.not_run = not_run
-    return result
+    return result, fits
 
 
 def capped(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:

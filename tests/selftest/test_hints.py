@@ -152,15 +152,16 @@ def test_check_text_of_a_real_run_names_the_raising_mutant():
 
 def test_local_mode_names_the_tagged_mutant_too(hinted):
     """Under plain pytest (local mode) the per-observation hints include failure tags."""
-    from autograder.grading.compare import decode_observed, matching_hints
+    from autograder.grading.compare import decode_observed
+    from autograder.grading.hints import ranked_hints
     from autograder.grading.store import load_inputs
     from autograder.harness.plaindata import encode
 
     store = load_store(hinted, "public")
-    spec = store.tests["test_order"].observations["order"]
+    test = store.tests["test_order"]
     xs = load_inputs(hinted, "public")["test_order"]
     order = sorted(range(len(xs)), key=lambda i: (-xs[i], -i))  # not the mutant's value
-    hints = matching_hints(spec, decode_observed(encode(order)),
-                           store.mutant_values("test_order", "order"), xs, hinted.checks,
-                           "order", store.mutant_tags("test_order", "order"))
+    hints = ranked_hints(test, {"order": decode_observed(encode(order))}, {"order"},
+                         store.mutants.values(), xs, hinted.checks,
+                         pending=frozenset(test.observations) - {"order"})
     assert hints == [TAG_HINT]
