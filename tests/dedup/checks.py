@@ -309,8 +309,8 @@ def most_entries_distinct(observed, ctx) -> str | None:
         return f"expected two signatures of {k} non-negative integers"
     distinct = len(set(sig))
     if distinct < k // 2:
-        return (f"only {distinct} distinct values among {k} signature entries: the permutations "
-                "are not independent (the same hash function reused?)")
+        return (f"only {distinct} distinct values among {k} signature entries (a set's "
+                f"independent hash functions give about {k})")
     if _agreement(sig, other) > 0.5:
         return ("two disjoint sets got signatures that agree on more than half their entries: "
                 "the signature must depend on the set")
@@ -453,12 +453,13 @@ def contamination_flags(observed, ctx) -> str | None:
     missed = sorted(truth - set(flagged))
     if missed:
         return (f"{len(missed)} of {len(truth)} contaminated training documents were not flagged"
-                f" (first: {missed[0]}): every n-gram must be normalized the same way on both "
-                "sides, and a Bloom filter never gives false negatives")
+                f" (first: {missed[0]}, which shares a normalized {n}-gram with the eval set); "
+                "a Bloom filter never gives false negatives")
     clean = len(train) - len(truth)
     extra = len(set(flagged) - truth)
     allowed = max(1, int(CLEAN_FLAG_FRACTION * clean))
     if extra > allowed:
-        return (f"{extra} clean documents flagged (at most {allowed} of {clean} allowed): the "
-                "filter's error rate is too high for documents with many n-grams")
+        first = min(set(flagged) - truth)
+        return (f"{extra} clean documents flagged (at most {allowed} of {clean} allowed; first: "
+                f"{first}, which shares no normalized {n}-gram with the eval set)")
     return None
