@@ -4,11 +4,14 @@ The rule (SPEC §3 "Hints", docs/WRITING_TESTS.md "Mutants and hints"): a mutant
 test when, on every observation of the test where the mutant differs from the golden, the
 student's outcome is the mutant's (the same wrong value within tolerance, the same named
 check's failure tag, not recorded where it raised at the same place) and the student passes
-none of them. A fit never rests on a single observation whose value space is tiny (a boolean,
-a small integer such as a length or a count, None) while the student fails other observations
-of the test that the mutant does not explain: where the mutant's one tiny difference is all the
-test has to say, it may. Across a run, the mutant that fits the most
-observations is named first and the others as also consistent (`rank_across_run`).
+none of them. Where the student fails observations of the test that the mutant does not
+explain, the mutant must match more observations than are left unexplained, and never on a
+single observation whose value space is tiny (a boolean, a small integer such as a length or a
+count, None): where the mutant's one tiny difference is all the test has to say, it may. A
+mutant that another test of the run contradicts (it fails that test and the student's outcome
+there is not its own) names nothing in the run: the fit elsewhere is a coincidence. Across a
+run, the mutant that fits the most observations is named first and the others as also
+consistent (`rank_across_run`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from .compare import (
 from .store import MutantValues, ObservationSpec, TestSpec
 
 MAX_HINTS = 2  # per test: the best-fitting ones
+MATCH_RTOL = 1e-5  # a wrong value matches the mutant's relatively (float32 internals allowed)
 TINY_INT = 1024  # an integer of at most this magnitude is a length or a count: tiny evidence
 
 
@@ -81,17 +85,41 @@ def _agrees(spec: ObservationSpec, student: Any, mutant_data: Any, inputs: Any, 
     if spec.kind == "check":
         return plain_equal(student, mutant)
     return compare_value(spec, student, mutant, None, checks) is None \
-        and judge_value(spec, mutant, inputs, checks, name) is not None
+        and judge_value(spec, mutant, inputs, checks, name) is not None \
+        and (spec.kind != "close" or _relatively_equal(spec, student, mutant))
+
+
+def _relatively_equal(spec: ObservationSpec, student: Any, mutant: Any) -> bool:
+    """Where the mutant's value is wrong, the student's equals it relatively (MATCH_RTOL, or
+    the observation's rtol if larger), not only within the golden's atol: two gradients that
+    both vanished (1e-15 and 1e-20 where the golden is 0.3) are two bugs, not one."""
+    s, m = _numeric(student), _numeric(mutant)
+    try:
+        e = _numeric(decode(spec.expected))
+    except (PlainDataError, RecursionError):
+        e = None
+    if s is None or m is None or e is None or s.shape != m.shape or m.shape != e.shape:
+        return True  # compare_value already judged it; nothing finer to say
+    s, m, e = (x.astype(np.float64) for x in (s, m, e))
+    with np.errstate(invalid="ignore", over="ignore"):
+        wrong = ~((np.abs(m - e) <= spec.atol + spec.rtol * np.abs(e))
+                  | (np.isnan(m) & np.isnan(e)))
+        same = (np.abs(s - m) <= max(spec.rtol, MATCH_RTOL) * np.abs(m)) \
+            | (np.isnan(s) & np.isnan(m)) | (s == m)
+    return bool(same[wrong].all())
 
 
 def mutant_fits(test: TestSpec, observed: dict[str, Observed], failing: set[str],
                 mutants: Iterable[MutantValues], inputs: Any, checks: Any,
-                raised: dict | None = None, pending: frozenset[str] = frozenset()) -> list[Fit]:
+                raised: dict | None = None, pending: frozenset[str] = frozenset(),
+                refuted: set[str] | None = None) -> list[Fit]:
     """The mutants that fit the student's failing test (the module's rule), in the order
     given. `observed`: the test's decoded observations (a malformed one counts as not
     recorded); `failing`: those that fail the golden; `raised`: the student's raise site
     (compare.raise_site); `pending`: observations not yet reported (local mode judges as the
-    test records), which neither confirm nor contradict a mutant."""
+    test records), which neither confirm nor contradict a mutant. `refuted`, when given,
+    receives the hints of the mutants this test contradicts (they fail it, and the student's
+    outcome is not theirs: rank_across_run drops them from the whole run)."""
     values_of = {n: o.value for n, o in observed.items() if o.malformed is None}
     names = set(test.observations)
     missing = {n for n in names if n not in values_of} - pending
@@ -113,10 +141,12 @@ def mutant_fits(test: TestSpec, observed: dict[str, Observed], failing: set[str]
         recorded = site.get("recorded") if isinstance(site, dict) else None
         not_recorded = names - set(recorded) if isinstance(recorded, list) else set()
         differs = (set(values) | set(tags) | unkept | not_recorded) & names
-        if (not differs and site is None) or differs & passing:
-            continue  # passes the test, or fails what the student passes
-        if site is not None and not same_raise(site, raised):
-            continue  # raised elsewhere, or another class
+        if not differs and site is None:
+            continue  # passes the test (or failed it in a way the store does not keep)
+        if differs & passing or (site is not None and not same_raise(site, raised)):
+            if refuted is not None:
+                refuted.add(mutant.hint)
+            continue  # fails what the student passes, or raised elsewhere or another class
         matched: set[str] = set()
         fits_all = True
         for n in sorted(differs - unkept - pending):
@@ -136,13 +166,18 @@ def mutant_fits(test: TestSpec, observed: dict[str, Observed], failing: set[str]
                 break
             if agree and n not in not_recorded:
                 matched.add(n)
+        if not fits_all:
+            if refuted is not None:
+                refuted.add(mutant.hint)
+            continue
         evidence = len(matched) + (site is not None)
-        if not fits_all or not evidence:
+        if not evidence:
             continue
         unexplained = len(student_fails - differs)
-        if site is None and unexplained and len(matched) == 1 \
-                and _tiny(test.observations[next(iter(matched))], values_of[next(iter(matched))]):
-            continue  # one boolean or count says too little beside failures it does not explain
+        first = next(iter(matched), None)
+        if site is None and unexplained and (len(matched) <= unexplained or (
+                len(matched) == 1 and _tiny(test.observations[first], values_of[first]))):
+            continue  # explains too little of the failure: a coincidence as likely as a cause
         fits.append(Fit(mutant.hint, evidence, unexplained, order))
     return fits
 
@@ -157,12 +192,15 @@ def ranked_hints(test: TestSpec, observed: dict[str, Observed], failing: set[str
                                         raised, pending)])[0]
 
 
-def rank_across_run(per_test: list[list[Fit]]) -> list[list[str]]:
-    """Each test's hints from its fits, at most MAX_HINTS, each text once: first the mutant
-    that fits the most observations across the run (the sum of its `matched` over the tests
-    it fits), then the fewest of the test's failures left unexplained, the most matched in
-    the test, the mutants' order. The first is the test's hint; the others are shown as
-    "also consistent with" it."""
+def rank_across_run(per_test: list[list[Fit]], refuted: set[str] = frozenset()
+                    ) -> list[list[str]]:
+    """Each test's hints from its fits, at most MAX_HINTS, each text once, none of a mutant
+    another test of the run contradicts (`refuted`: its failure there is not the student's, so
+    a fit elsewhere is a coincidence): first the mutant that fits the most observations across
+    the run (the sum of its `matched` over the tests it fits), then the fewest of the test's
+    failures left unexplained, the most matched in the test, the mutants' order. The first is
+    the test's hint; the others are shown as "also consistent with" it."""
+    per_test = [[f for f in fits if f.hint not in refuted] for fits in per_test]
     total: dict[str, int] = {}
     for fits in per_test:
         for f in fits:

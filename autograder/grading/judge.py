@@ -151,9 +151,11 @@ def judge_run(assignment: Assignment, store: GoldenStore, runs: list[tuple[TestS
     """Judge one store's tests of a run ((spec, encoded inputs, record) each); each failing
     test's hints are ranked across the run (hints.rank_across_run): within one visibility, so
     a hidden comparison never orders a public test's hints."""
-    judged = [_judged(assignment, store, spec, inputs_data, rec, collect_failed)
+    refuted: set[str] = set()  # mutants a test of the run contradicts
+    judged = [_judged(assignment, store, spec, inputs_data, rec, collect_failed, refuted)
               for spec, inputs_data, rec in runs]
-    for (result, _), hints in zip(judged, rank_across_run([fits for _, fits in judged])):
+    for (result, _), hints in zip(judged, rank_across_run([fits for _, fits in judged],
+                                                          refuted)):
         result.hints = hints
     return [result for result, _ in judged]
 
@@ -165,7 +167,10 @@ def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inpu
 
 
 def _judged(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_data,
-            rec: TestRecord, collect_failed: bool) -> tuple[TestResult, list[Fit]]:
+            rec: TestRecord, collect_failed: bool,
+            refuted: set[str]) -> tuple[TestResult, list[Fit]]:
+    """One test judged, its mutant fits, and (into `refuted`) the mutants it contradicts: only
+    a test that ran to its end can contradict one (a crash or a timeout says nothing)."""
     vis, test_id = store.visibility, spec.id
     result = TestResult(assignment.name, test_id, spec.file, vis, spec.points, False,
                         task=spec.task, task_title=spec.task_title)
@@ -206,8 +211,13 @@ def _judged(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_d
         details.append(_missing_message(spec, missing))
     raised = raise_site(spec, rec.error_kind, observed) \
         if rec.status == "ended" and rec.outcome == "failed" else None
+    contradicted: set[str] = set()
     fits = mutant_fits(spec, observed, failing, store.mutants.values(), inputs,
-                       assignment.checks, raised) if failing or raised else []
+                       assignment.checks, raised, refuted=contradicted)
+    if not (failing or raised):
+        fits = []
+    if rec.status == "ended":
+        refuted |= contradicted
     result.passed = (rec.status == "ended" and rec.outcome == "passed" and not failing
                      and not missing)
     if not result.passed:

@@ -134,14 +134,16 @@ def test_hints_best_match_first_and_at_most_two():
               for n, v in [("x", 1.5), ("y", 2.5), ("z", 3.5)]}
     test = store.TestSpec("t", 1.0, None, "test_t.py", golden, 1, "t")
     mutants = [store.MutantValues("far", "far", {"t": {"x": 10.5, "y": 20.5, "z": 30.5}}),
-               store.MutantValues("near", "near", {"t": {"x": 10.5, "y": 20.5}}),
                store.MutantValues("other", "other", {"t": {"x": 10.5}}),
-               store.MutantValues("alike", "alike", {"t": {"y": 20.5}}),
+               store.MutantValues("near", "near", {"t": {"x": 10.5, "y": 20.5}}),
+               store.MutantValues("twin", "twin", {"t": {"x": 10.5, "y": 20.5}}),
+               store.MutantValues("triplet", "triplet", {"t": {"x": 10.5, "y": 20.5}}),
                store.MutantValues("unrelated", "unrelated", {"t": {"x": 99.5}})]
     observed = {"x": Observed(10.5), "y": Observed(20.5), "z": Observed(3.5)}  # 'near'
     hints = ranked_hints(test, observed, {"x", "y"}, mutants, None, None)
-    # far fails z, which the student passes: contradicted; near matches 2, other and alike 1
-    assert hints == ["near", "other"]
+    # far fails z, which the student passes: contradicted; other explains x only, as many as it
+    # leaves unexplained (y); near, twin and triplet fit both: the first two in order
+    assert hints == ["near", "twin"]
 
 
 def test_natural_order_and_task_docstrings():

@@ -66,3 +66,24 @@ def test_across_the_run_the_best_supported_mutant_comes_first():
                        [store.MutantValues("x", "x", {"t": {"mean": 2.5}})], None, None)
     assert fits == [Fit("x", 1, 0, 0)]
     assert HINT_PREFIX != ALSO_PREFIX
+
+
+def test_a_mutant_explaining_too_little_of_the_failure_names_nothing():
+    m = store.MutantValues("m", "m", {"t": {"order": [3, 2, 1, 0]}})
+    # the order is the mutant's, but n and mean fail too: one match, two unexplained
+    assert hints([m], observed(n=5, order=[3, 2, 1, 0], mean=9.5), {"n", "order", "mean"}) == []
+    assert hints([m], observed(order=[3, 2, 1, 0], mean=9.5), {"order", "mean"}) == []
+    assert hints([m], observed(order=[3, 2, 1, 0]), {"order"}) == ["m"]
+
+
+def test_a_mutant_another_test_contradicts_names_nothing_in_the_run():
+    m = store.MutantValues("m", "m", {"t": {"mean": 2.5}, "u": {"v": 7.5}}, ("t", "u"))
+    other = store.TestSpec("u", 1.0, None, "test_u.py",
+                           {"v": store.ObservationSpec("exact", expected=1.5)}, 1, "u")
+    refuted: set[str] = set()
+    fits = mutant_fits(TEST, observed(mean=2.5), {"mean"}, [m], None, None, refuted=refuted)
+    assert [f.hint for f in fits] == ["m"] and not refuted
+    # the student passes u, which the mutant fails: its fit on t is a coincidence
+    assert mutant_fits(other, {"v": Observed(1.5)}, set(), [m], None, None,
+                       refuted=refuted) == [] and refuted == {"m"}
+    assert rank_across_run([fits, []], refuted) == [[], []]
