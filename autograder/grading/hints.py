@@ -11,7 +11,8 @@ count, None): where the mutant's one tiny difference is all the test has to say,
 mutant that another test of the run contradicts (it fails that test and the student's outcome
 there is not its own) names nothing in the run: the fit elsewhere is a coincidence. Across a
 run, the mutant that fits the most observations is named first and the others as also
-consistent (`rank_across_run`).
+consistent (`rank_across_run`). A named check's failure tag that several mutants get (a
+symptom, "too many false positives") names none of them unless the values match too.
 """
 
 from __future__ import annotations
@@ -132,6 +133,11 @@ def mutant_fits(test: TestSpec, observed: dict[str, Observed], failing: set[str]
             tags_of[n] = check_tag(test.observations[n], values_of[n], inputs, checks, n)
         return tags_of[n]
 
+    mutants = list(mutants)
+    sharing: dict[tuple[str, str], int] = {}  # (observation, tag) -> mutants that get that tag
+    for mutant in mutants:
+        for n, tag in mutant.tags.get(test.id, {}).items():
+            sharing[(n, tag)] = sharing.get((n, tag), 0) + 1
     fits = []
     for order, mutant in enumerate(mutants):
         values = mutant.values.get(test.id, {})
@@ -148,6 +154,7 @@ def mutant_fits(test: TestSpec, observed: dict[str, Observed], failing: set[str]
                 refuted.add(mutant.hint)
             continue  # fails what the student passes, or raised elsewhere or another class
         matched: set[str] = set()
+        by_shared_tag: set[str] = set()  # matched only by a tag other mutants get too
         fits_all = True
         for n in sorted(differs - unkept - pending):
             if n in not_recorded:
@@ -156,6 +163,9 @@ def mutant_fits(test: TestSpec, observed: dict[str, Observed], failing: set[str]
                 agree = False  # the mutant recorded a wrong value, the student nothing
             elif n in tags and tag_of(n) == tags[n]:
                 agree = True
+                if sharing[(n, tags[n])] > 1 and not (n in values and _agrees(
+                        test.observations[n], values_of[n], values[n], inputs, checks, n)):
+                    by_shared_tag.add(n)
             elif n in values:
                 agree = _agrees(test.observations[n], values_of[n], values[n], inputs,
                                 checks, n)
@@ -171,8 +181,8 @@ def mutant_fits(test: TestSpec, observed: dict[str, Observed], failing: set[str]
                 refuted.add(mutant.hint)
             continue
         evidence = len(matched) + (site is not None)
-        if not evidence:
-            continue
+        if not evidence or (site is None and matched <= by_shared_tag):
+            continue  # nothing matched, or only a symptom several mutants share
         unexplained = len(student_fails - differs)
         first = next(iter(matched), None)
         if site is None and unexplained and (len(matched) <= unexplained or (

@@ -2,6 +2,8 @@
 fires only when the whole failing test fits it, never on one tiny observation beside failures
 it does not explain, and across a run the best-supported mutant comes first."""
 
+from types import SimpleNamespace
+
 from autograder.grading import store
 from autograder.grading.compare import Observed
 from autograder.grading.hints import Fit, low_information, mutant_fits, rank_across_run, ranked_hints
@@ -87,3 +89,16 @@ def test_a_mutant_another_test_contradicts_names_nothing_in_the_run():
     assert mutant_fits(other, {"v": Observed(1.5)}, set(), [m], None, None,
                        refuted=refuted) == [] and refuted == {"m"}
     assert rank_across_run([fits, []], refuted) == [[], []]
+
+
+def test_a_tag_several_mutants_share_names_none_of_them():
+    spec = store.ObservationSpec("check", expected=[1, 2], check="c")
+    test = store.TestSpec("t", 1.0, None, "test_t.py", {"a": spec}, 1, "t")
+    checks = SimpleNamespace(c=lambda observed, ctx: None if observed == [1, 2]
+                             else ("too_many", "too many positives"))
+    one = store.MutantValues("one", "one", {"t": {"a": [9, 9]}}, ("t",), tags={"t": {"a": "too_many"}})
+    two = store.MutantValues("two", "two", {"t": {"a": [8, 8]}}, ("t",), tags={"t": {"a": "too_many"}})
+    seen = {"a": Observed([7, 7])}  # the symptom, but neither mutant's values
+    assert ranked_hints(test, seen, {"a"}, [one, two], None, checks) == []
+    assert ranked_hints(test, seen, {"a"}, [one], None, checks) == ["one"]  # a unique tag names
+    assert ranked_hints(test, {"a": Observed([9, 9])}, {"a"}, [one, two], None, checks) == ["one"]
