@@ -165,3 +165,17 @@ def test_local_mode_names_the_tagged_mutant_too(hinted):
                          store.mutants.values(), xs, hinted.checks,
                          pending=frozenset(test.observations) - {"order"})
     assert hints == [TAG_HINT]
+
+
+def test_local_mode_judges_as_the_test_records(hinted):
+    """judge_local (plain pytest, one observation at a time, the later ones left open): the
+    message names the tagged mutant on the failing value."""
+    from autograder.grading.local import judge_local
+    from autograder.grading.store import load_inputs
+    from autograder.harness.plaindata import encode
+
+    xs = load_inputs(hinted, "public")["test_order"]
+    order = sorted(range(len(xs)), key=lambda i: (-xs[i], -i))
+    message = judge_local(hinted.tests_dir, "public", "test_order",
+                          {"name": "order", "value": encode(order)})
+    assert message is not None and TAG_HINT in message
