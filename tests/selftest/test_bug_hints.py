@@ -3,7 +3,7 @@ solutions/bugs/<a>.toml is graded as a full submission (sandboxed, public and hi
 hints shown are reported, and a hint that names a mistake the bug does not make (a mutant not in
 its `true_hints`) fails the test. Target: 0 misleading hints.
 
-Grading 45 bugs takes about 15 minutes here, so `make test` grades a fixed sample: the first bug
+Grading the 44 bugs takes about 15 minutes here, so `make test` grades a fixed sample: the first bug
 of each assignment. `BUG_HINTS=all` grades every bug (`BUG_HINTS=all .venv/bin/python -m pytest
 -q -s tests/selftest/test_bug_hints.py` prints the table), `BUG_HINTS=<assignment>` one
 assignment's."""
