@@ -44,9 +44,10 @@ def render_report(summaries: list[dict]) -> str:
         "by the engine, public tests then hidden tests; killed = it lost points. Mutants listed",
         f"in `tests/<a>/{EQUIVALENT_FILE}` (each with the reason it cannot change an output the",
         "contract fixes) count as equivalent; an entry naming a line alone is a line SPEC leaves",
-        "free (a constant's value, an initialization scale, a message's text), and every mutant",
-        "of it counts as equivalent: out of the score. Files the course gives the student whole",
-        "(no solution markers, e.g. scaling's lbfgs.py) are not mutated: the score measures the",
+        "free (a constant's value, an initialization scale, a message's text) or the starter gives",
+        "and no test reads, and every mutant of it counts as equivalent: out of the score. Files",
+        "the course gives the student whole (no solution markers, e.g. scaling's lbfgs.py) are",
+        "not mutated: the score measures the",
         "tests on what students write. The sample accumulates: each run (a seeded sample,",
         "its command listed below) adds its mutants, by key, to what the report holds; a mutant",
         "graded twice counts once (latest verdict wins), one no longer generated is dropped.",
@@ -75,8 +76,9 @@ def render_report(summaries: list[dict]) -> str:
             lines += ["", f"Equivalent in this sample: {f['equivalent']} (listed with reasons in "
                           f"`tests/{d['assignment']}/{EQUIVALENT_FILE}`)."]
         if d.get("free_lines"):
-            lines += ["", "Lines SPEC leaves free (every mutant of them is out of the score; "
-                          f"reasons in `tests/{d['assignment']}/{EQUIVALENT_FILE}`):"]
+            lines += ["", "Lines out of the score (SPEC leaves them free, or the course gives "
+                          "them: every mutant of them counts as equivalent; reasons in "
+                          f"`tests/{d['assignment']}/{EQUIVALENT_FILE}`):"]
             lines += [f"- `{k}`" for k in d["free_lines"]]
         if d.get("dropped"):
             lines += ["", "Dropped from the sample (no longer generated):"]
