@@ -197,7 +197,8 @@ STORE_DECODES = {("judge.py", "_judged", "inputs_data"),
                  ("compare.py", "check_tag", "spec.expected"),
                  ("compare.py", "judge_value", "spec.expected"),
                  ("hints.py", "_tiny", "spec.expected"),
-                 ("hints.py", "_agrees", "mutant_data")}
+                 ("hints.py", "_agrees", "mutant_data"),
+                 ("hints.py", "_relatively_equal", "spec.expected")}
 CHILD_DECODE = ("compare.py", "decode_observed", "data")
 
 
