@@ -17,7 +17,7 @@ import jsonschema
 from ..assignments import VISIBILITIES, Assignment
 from ..backends import COURSE_CODE
 from ..backends.base import Placement, TestRecord
-from ..grading.judge import AssignmentGrade, _judge_test, grade_submission_root
+from ..grading.judge import AssignmentGrade, grade_submission_root, judge_run
 from ..grading.report import SCHEMA_PATH, render, results_json
 from ..grading.store import GoldenStore, MutantValues, TestSpec, load_inputs, load_store
 from ..grading.tasks import task_of_file
@@ -136,14 +136,18 @@ def uncaught_tests(assignment: Assignment) -> list[str]:
     return problems
 
 
+UNKEPT_VALUE = "<a value too large to keep>"  # replays a mutant's unkept wrong value
+
+
 def replayed_record(store: GoldenStore, test: TestSpec, mutant: MutantValues) -> TestRecord:
     """What the child would report for `test` run on the mutant, rebuilt from the store: the
     observations it recorded (its stored wrong values, the golden elsewhere) and, where it
-    raised, the exception's builtin class. A value too large to store replays as the golden
-    (its hint cannot fire on it in a real run either)."""
+    raised, the exception's builtin class. A value too large to store replays as a placeholder
+    that fails the golden (hints take it as unknown: it neither confirms nor contradicts)."""
     site = mutant.raises.get(test.id)
     names = site["recorded"] if site else list(test.observations)
-    wrong = mutant.values.get(test.id, {})
+    wrong = dict(mutant.values.get(test.id, {}))
+    wrong.update({n: UNKEPT_VALUE for n in mutant.unkept.get(test.id, ()) if n not in wrong})
     obs = [{"name": n, "value": wrong.get(n, test.observations[n].expected)} for n in names]
     if site:
         return TestRecord(test.id, "ended", "failed", f"{site['kind']}: (replayed)",
@@ -191,8 +195,9 @@ def public_hint_problems(assignment: Assignment) -> tuple[list[str], list[str]]:
             # tag from the student's value and names the mutant on it (test_hints proves the
             # tag path); the replay has no value to recompute it from
             continue
-        tests = [_judge_test(assignment, store, store.tests[t], inputs.get(t),
-                             replayed_record(store, store.tests[t], stored)) for t in failed]
+        tests = judge_run(assignment, store, [
+            (store.tests[t], inputs.get(t), replayed_record(store, store.tests[t], stored))
+            for t in failed])
         text = check_text(AssignmentGrade(assignment, tests))
         if " ".join(mutant.hint.split()) not in text:
             problems.append(f"mutant {mutant.name} fails public {sorted(failed)} but `check` "

@@ -146,10 +146,11 @@ def _add_mutants(assignment: Assignment, stores: dict[str, GoldenStore], inputs:
         for name, store in stores.items():
             res = results[(mutant.name, name == GRADED_INPUTS)]
             values = _failing_values(assignment, store, inputs[name], res)
+            kept, unkept = _kept_for_hints(values)
             store.mutants[mutant.name] = MutantValues(
-                mutant.name, mutant.hint, _kept_for_hints(values),
+                mutant.name, mutant.hint, kept,
                 tuple(_failed_tests(store, res, values)), _raise_sites(store, res),
-                _failure_tags(assignment, store, inputs[name], values))
+                _failure_tags(assignment, store, inputs[name], values), unkept=unkept)
 
 
 def _graded_set(assignment: Assignment, public: GoldenStore, published: dict,
@@ -283,13 +284,18 @@ def _failure_tags(assignment: Assignment, store: GoldenStore, inputs: dict,
     return tags
 
 
-def _kept_for_hints(values: dict) -> dict:
+def _kept_for_hints(values: dict) -> tuple[dict, dict]:
+    """({test: {obs: value}} of the wrong values small enough to keep, {test: [obs]} of the
+    others: the mutant fails them, with a value hints cannot compare)."""
     kept: dict[str, dict] = {}
+    unkept: dict[str, list] = {}
     for test_id, observed in values.items():
         for name, (data, _) in observed.items():
             if len(json.dumps(data)) <= MAX_MUTANT_VALUE_CHARS:
                 kept.setdefault(test_id, {})[name] = data
-    return kept
+            else:
+                unkept.setdefault(test_id, []).append(name)
+    return kept, unkept
 
 
 def _failed_tests(store: GoldenStore, res: RunResult, values: dict) -> list[str]:

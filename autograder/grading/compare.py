@@ -21,10 +21,9 @@ from typing import Any
 import numpy as np
 
 from ..harness.plaindata import PlainDataError, Unencodable, decode
-from .store import MutantValues, ObservationSpec, TestSpec
+from .store import ObservationSpec, TestSpec
 
 MAX_REPR = 120
-MAX_HINTS = 2  # per test: the best-matching ones
 _EXCEPTION_NAME = re.compile(r"^[A-Z]\w*(Error|Exception|Warning|Exit|Interrupt|Iteration)$")
 
 
@@ -58,16 +57,17 @@ def observations(records: Iterable[Any]) -> dict[str, Observed]:
     return observed
 
 
-def _is_exception_name(value: Any) -> bool:
+def is_exception_name(value: Any) -> bool:
+    """Whether a value is an exception's type name, as `rec.raises` records one."""
     return isinstance(value, str) and bool(_EXCEPTION_NAME.match(value))
 
 
 def exception_words(observed: Any, expected: Any) -> str | None:
     """An exact observation of `rec.raises` (an exception's type name, or None for none),
     in words; None when the values are not of that kind."""
-    if observed is None and _is_exception_name(expected):
+    if observed is None and is_exception_name(expected):
         return f"raised no exception, expected {expected}"
-    if _is_exception_name(observed) and (expected is None or _is_exception_name(expected)):
+    if is_exception_name(observed) and (expected is None or is_exception_name(expected)):
         stub = " (not implemented yet)" if observed == "NotImplementedError" else ""
         want = "no exception" if expected is None else expected
         return f"raised {observed}{stub}, expected {want}"
@@ -248,90 +248,3 @@ def judge_value(spec: ObservationSpec, observed: Any, inputs: Any, checks: Any,
     expected = decode(spec.expected)
     ctx = SimpleNamespace(inputs=inputs, expected=expected, name=name)
     return compare_value(spec, observed, expected, ctx, checks)
-
-
-def matches_mutant(spec: ObservationSpec, observed: Any, mutant_data: Any, inputs: Any,
-                   checks: Any, name: str) -> bool:
-    """Whether the student's decoded observed value is this mutant's wrong value (as the
-    store keeps it: encoded)."""
-    mutant = decode(mutant_data)
-    if judge_value(spec, mutant, inputs, checks, name) is None:
-        return False  # the mutant is right here: its value says nothing
-    if _all_nonfinite(mutant):
-        return False  # NaN/inf matches NaN/inf for any diverging bug: it names nothing
-    if spec.kind == "check":
-        return plain_equal(observed, mutant)
-    return compare_value(spec, observed, mutant, None, checks) is None
-
-
-def matching_hints(spec: ObservationSpec, observed: Observed,
-                   mutant_values: list[tuple[str, Any]], inputs: Any, checks: Any, name: str,
-                   mutant_tags: list[tuple[str, str]] = ()) -> list[str]:
-    """Hints (at most MAX_HINTS) of the mutants whose value for this observation fails the
-    golden and matches the student's decoded observed value, then of those whose named
-    check's failure tag (`mutant_tags`: (hint, tag)) is the student's. A malformed
-    observation has none."""
-    if observed.malformed is not None:
-        return []
-    hints: list[str] = []
-    for hint, mutant_data in mutant_values:
-        if hint not in hints and matches_mutant(spec, observed.value, mutant_data, inputs,
-                                                checks, name):
-            hints.append(hint)
-    student_tag = check_tag(spec, observed.value, inputs, checks, name) if mutant_tags else None
-    hints += [hint for hint, tag in mutant_tags
-              if student_tag is not None and tag == student_tag and hint not in hints]
-    return hints[:MAX_HINTS]
-
-
-def ranked_hints(test: TestSpec, observed: dict[str, Observed], failing: set[str],
-                 mutants: Iterable[MutantValues], inputs: Any, checks: Any,
-                 raised: dict | None = None) -> list[str]:
-    """The hints of mutants that explain the test's failure, best first, from the test's
-    decoded observations (`observations`: a malformed one counts as not recorded). A mutant
-    explains it where its wrong value (or its named check's failure tag) matches one of the
-    failing observations, or where it raised the same exception class at the same place as
-    the student's test (`raised`, from raise_site). Ranked by the fewest observations of the
-    whole test where the student's outcome differs from the mutant's (wrong value, failure tag
-    or not recorded). At most MAX_HINTS, each text once."""
-    values_of = {name: o.value for name, o in observed.items() if o.malformed is None}
-    student_tags: dict[str, str | None] = {}
-
-    def tag_of(name: str) -> str | None:
-        if name not in student_tags:
-            student_tags[name] = check_tag(test.observations[name], values_of[name], inputs,
-                                           checks, name)
-        return student_tags[name]
-
-    missing = {n for n in test.observations if n not in values_of}
-    wrong_or_missing = {n for n in test.observations if n in failing} | missing
-    ranked = []
-    for order, mutant in enumerate(mutants):
-        values = mutant.values.get(test.id, {})
-        tags = mutant.tags.get(test.id, {})
-        site = mutant.raises.get(test.id)
-        same = {n for n in values if n in failing and n in values_of
-                and matches_mutant(test.observations[n], values_of[n], values[n], inputs,
-                                   checks, n)}
-        same |= {n for n, tag in tags.items() if n in failing and n in values_of
-                 and n in test.observations and tag_of(n) == tag}
-        raise_matches = same_raise(site, raised)
-        if not same and not raise_matches:
-            continue
-        not_recorded = set(test.observations) - set(site["recorded"]) \
-            if isinstance(site, dict) and isinstance(site.get("recorded"), list) else set()
-        bad = set(values) | set(tags) | not_recorded
-        matched = same | (not_recorded & missing)
-        differing = len(bad - matched) + len(wrong_or_missing - bad)
-        ranked.append((differing, order, mutant.hint))
-    hints: list[str] = []
-    for _, _, hint in sorted(ranked):
-        if hint not in hints:
-            hints.append(hint)
-    return hints[:MAX_HINTS]
-
-
-def _all_nonfinite(value: Any) -> bool:
-    arr = _numeric(value)
-    return arr is not None and arr.dtype.kind == "f" and arr.size > 0 \
-        and not np.isfinite(arr).any()

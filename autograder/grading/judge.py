@@ -10,14 +10,16 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from .. import backends
 from ..assignments import GRADED_INPUTS, VISIBILITIES, Assignment
 from ..backends.base import Placement, RunRequest, RunResult, TestPlan, TestRecord
 from ..harness.plaindata import PlainDataError, decode
 from ..sandbox import SandboxPolicy
-from .compare import judge, observations, raise_site, ranked_hints, short
+from .compare import judge, observations, raise_site, short
 from .found_instead import found_instead
+from .hints import Fit, mutant_fits, rank_across_run
 from .intake import find_package, stage, staging_dir
 from .store import GoldenStore, TestSpec, load_inputs, load_store, load_stores
 from .tasks import natural_key
@@ -36,8 +38,9 @@ class TestResult:
     max_points: float
     passed: bool
     message: str = ""  # what the student may see
-    # best-matching first (compare.MAX_HINTS). Student-visible for public tests only: a hidden
-    # test's hints come from its hidden comparison, for the instructor (report.instructor_json)
+    # best-fitting first (hints.MAX_HINTS; the others "also consistent"). Student-visible for
+    # public tests only: a hidden test's hints come from its hidden comparison, for the
+    # instructor (report.instructor_json)
     hints: list[str] = field(default_factory=list)
     task: int | None = None  # the handout's task (store.TestSpec.task)
     task_title: str = ""
@@ -151,10 +154,10 @@ def grade_staged(assignment: Assignment, impl_root: Path,
     for vis, store in judged.items():
         on_graded = graded and vis == "public"
         inputs = load_inputs(assignment, GRADED_INPUTS if on_graded else vis)
-        for test_id, spec in store.tests.items():
-            tests.append(_judge_test(assignment, store, spec, inputs.get(test_id),
-                                     result.records.get(test_id, TestRecord(test_id)),
-                                     bool(result.collect_errors), on_graded or vis != "public"))
+        tests += judge_run(assignment, store, [
+            (spec, inputs.get(test_id), result.records.get(test_id, TestRecord(test_id)))
+            for test_id, spec in store.tests.items()], bool(result.collect_errors),
+            redacted=on_graded or vis != "public")
     problems = list(result.collect_errors)
     failing = {t.id for t in tests if t.visibility == "public" and not t.passed
                and result.records.get(t.id, TestRecord(t.id)).status != "refused"}
@@ -164,10 +167,9 @@ def grade_staged(assignment: Assignment, impl_root: Path,
                                         TestPlan.from_stores({"public": published}), policy),
                              placement)
         inputs = load_inputs(assignment, "public")
-        feedback = {tid: _judge_test(assignment, published, spec, inputs.get(tid),
-                                     shown.records.get(tid, TestRecord(tid)),
-                                     bool(shown.collect_errors))
-                    for tid, spec in published.tests.items()}
+        feedback = {t.id: t for t in judge_run(assignment, published, [
+            (spec, inputs.get(tid), shown.records.get(tid, TestRecord(tid)))
+            for tid, spec in published.tests.items()], bool(shown.collect_errors))}
         tests = [_with_feedback(t, feedback.get(t.id)) if t.visibility == "public" else t
                  for t in tests]
         problems = list(shown.collect_errors) + problems
@@ -196,11 +198,35 @@ def _restricted(store: GoldenStore, ids: set[str]) -> GoldenStore:
     return replace(store, tests={i: t for i, t in store.tests.items() if i in ids})
 
 
+def judge_run(assignment: Assignment, store: GoldenStore, runs: list[tuple[TestSpec, Any,
+              TestRecord]], collect_failed: bool = False,
+              redacted: bool | None = None) -> list[TestResult]:
+    """Judge one store's tests of a run ((spec, encoded inputs, record) each); each failing
+    test's hints are ranked across the run (hints.rank_across_run): within one visibility, so
+    a hidden comparison never orders a public test's hints. `redacted` (default: a hidden
+    store): a failing test's message shows only that it failed (and a builtin exception's
+    name), nothing computed from its comparison."""
+    refuted: set[str] = set()  # mutants a test of the run contradicts
+    judged = [_judged(assignment, store, spec, inputs_data, rec, collect_failed, refuted,
+                      redacted)
+              for spec, inputs_data, rec in runs]
+    for (result, _), hints in zip(judged, rank_across_run([fits for _, fits in judged],
+                                                          refuted)):
+        result.hints = hints
+    return [result for result, _ in judged]
+
+
 def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_data,
-                rec: TestRecord, collect_failed: bool = False,
-                redacted: bool | None = None) -> TestResult:
-    """One test's result. `redacted` (default: a hidden test): its message shows only that it
-    failed (and a builtin exception's name), nothing computed from its comparison."""
+                rec: TestRecord, collect_failed: bool = False) -> TestResult:
+    """One test judged alone (its hints ranked as a run of one test)."""
+    return judge_run(assignment, store, [(spec, inputs_data, rec)], collect_failed)[0]
+
+
+def _judged(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_data,
+            rec: TestRecord, collect_failed: bool, refuted: set[str],
+            redacted: bool | None = None) -> tuple[TestResult, list[Fit]]:
+    """One test judged, its mutant fits, and (into `refuted`) the mutants it contradicts: only
+    a test that ran to its end can contradict one (a crash or a timeout says nothing)."""
     vis, test_id = store.visibility, spec.id
     redacted = vis != "public" if redacted is None else redacted
     result = TestResult(assignment.name, test_id, spec.file, vis, spec.points, False,
@@ -242,9 +268,13 @@ def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inpu
         details.append(_missing_message(spec, missing))
     raised = raise_site(spec, rec.error_kind, observed) \
         if rec.status == "ended" and rec.outcome == "failed" else None
-    if failing or raised:
-        result.hints = ranked_hints(spec, observed, failing, store.mutants.values(), inputs,
-                                    assignment.checks, raised)
+    contradicted: set[str] = set()
+    fits = mutant_fits(spec, observed, failing, store.mutants.values(), inputs,
+                       assignment.checks, raised, refuted=contradicted)
+    if not (failing or raised):
+        fits = []
+    if rec.status == "ended":
+        refuted |= contradicted
     result.passed = (rec.status == "ended" and rec.outcome == "passed" and not failing
                      and not missing)
     if not result.passed:
@@ -252,7 +282,7 @@ def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inpu
             redacted, rec, details, HIDDEN_FAILED if vis != "public" else GRADED_FAILED))
         if not redacted:  # a hidden test's message shows only that it failed
             result.not_run = not_run
-    return result
+    return result, fits
 
 
 def capped(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:

@@ -18,7 +18,8 @@ import pytest
 from ..assignments import Assignment, load
 from ..harness import plugin as harness_plugin
 from ..harness.plaindata import decode
-from .compare import decode_observed, judge, matching_hints
+from .compare import Observed, decode_observed, judge
+from .hints import ranked_hints
 from .store import GoldenStore, load_store
 
 
@@ -30,8 +31,11 @@ def _local_stores(folder: Path, visibility: str) -> tuple[Assignment, GoldenStor
     return assignment, load_store(assignment, visibility), inputs
 
 
-def judge_local(folder: Path, visibility: str, test_id: str, obs: dict) -> str | None:
-    """Compare one observation with the stored goldens: None, or the message with hints."""
+def judge_local(folder: Path, visibility: str, test_id: str, obs: dict,
+                passed: tuple[str, ...] = ()) -> str | None:
+    """Compare one observation with the stored goldens: None, or the message with hints.
+    `passed`: the test's observations recorded (and passed) before it; the ones not yet
+    recorded neither confirm nor contradict a mutant (hints.mutant_fits' `pending`)."""
     assignment, store, inputs_store = _local_stores(folder, visibility)
     test = store.tests.get(test_id)
     if test is None or obs["name"] not in test.observations:
@@ -42,17 +46,21 @@ def judge_local(folder: Path, visibility: str, test_id: str, obs: dict) -> str |
     message = judge(spec, observed, inputs, assignment.checks, obs["name"])
     if message is None:
         return None
-    hints = matching_hints(spec, observed, store.mutant_values(test_id, obs["name"]),
-                           inputs, assignment.checks, obs["name"],
-                           store.mutant_tags(test_id, obs["name"]))
+    seen = {name: Observed() for name in passed} | {obs["name"]: observed}
+    pending = frozenset(test.observations) - set(seen)
+    hints = ranked_hints(test, seen, {obs["name"]}, store.mutants.values(), inputs,
+                         assignment.checks, pending=pending)
     return f"{obs['name']}: {message}" + "".join(f"\nHint: {h}" for h in hints)
 
 
 def local_checker(test_id: str, folder: Path, visibility: str) -> Callable[[dict], None]:
+    passed: list[str] = []
+
     def on_record(obs: dict) -> None:
-        message = judge_local(folder, visibility, test_id, obs)
+        message = judge_local(folder, visibility, test_id, obs, tuple(passed))
         if message:
             raise AssertionError(message)
+        passed.append(obs["name"])
 
     return on_record
 

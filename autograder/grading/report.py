@@ -30,6 +30,7 @@ MAX_SUMMARY_LINES = 40  # problem and note lines per assignment in the top-level
 CUT_NOTE = "(cut: this submission's report reached its size limit)"
 NAME_SEP = " · "  # between assignment, task label and test id in a test's display name
 HINT_PREFIX = "Hint: "  # a shown hint's line in a test's output
+ALSO_PREFIX = "Also consistent with: "  # the line of a test's second hint (hints.rank_across_run)
 MAX_REASON = 500  # characters of a not-run reason in a test's machine fields (one line)
 
 
@@ -89,7 +90,8 @@ def results_json(grades: list[AssignmentGrade], execution_time: float,
         for k, t in enumerate(task_order(grade.tests), 1):
             text = t.message
             shown = list(t.hints) if t.visibility == "public" else []
-            text += "".join(f"\n{HINT_PREFIX}{h}" for h in shown)
+            text += "".join(f"\n{ALSO_PREFIX if i else HINT_PREFIX}{h}"
+                            for i, h in enumerate(shown))
             tags = [a.name, Path(t.file).stem] + ([f"task {t.task}"] if t.task is not None else [])
             not_run = None if t.not_run is None else visible(t.not_run).rstrip()[:MAX_REASON]
             tests.append({
@@ -215,9 +217,11 @@ def _render_task(label: str, tests: list[TestResult], console: Console) -> None:
                       f"{hidden}")
     groups: dict[str, list[TestResult]] = {}
     hints: dict[str, list[TestResult]] = {}
+    first: set[str] = set()  # hints named first by some test; the others are "also consistent"
     for t in tests:
         if not t.passed:
             groups.setdefault(_summary(t), []).append(t)
+            first.update(t.hints[:1])
             for h in t.hints:
                 hints.setdefault(h, []).append(t)
     for summary, failed in groups.items():
@@ -226,6 +230,7 @@ def _render_task(label: str, tests: list[TestResult], console: Console) -> None:
         console.print(f"    [red]✗ {_e(label_)}[/]: {_e(lines[0])}")
         for line in lines[1:]:
             console.print(f"        {_e(line)}")
-    for hint, explained in hints.items():
-        console.print(f"    [bold magenta]Hint:[/] {_e(hint)} [dim](explains "
+    for hint, explained in sorted(hints.items(), key=lambda item: item[0] not in first):
+        label_ = "Hint:" if hint in first else "Also consistent with:"
+        console.print(f"    [bold magenta]{label_}[/] {_e(hint)} [dim](explains "
                       f"{_e(_names(explained))})[/]")

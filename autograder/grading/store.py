@@ -69,8 +69,9 @@ class MutantValues:
     `raises[test]` = {"kind": the raised exception's first builtin class, "at": the first
     observation (in the test's recording order) it did not record, "recorded": the observations
     it recorded before raising}; `tags[test][obs]` = the tag its value got from the named
-    check (docs/WRITING_TESTS.md, "Hints"). Stores written before these existed have neither
-    (`has_raises` False: regenerate them)."""
+    check (docs/WRITING_TESTS.md, "Hints"); `unkept[test]` = the observations whose wrong value
+    was too large to keep (the mutant fails them; its value is unknown to hints). Stores
+    written before raise sites existed have none (`has_raises` False: regenerate them)."""
 
     name: str
     hint: str
@@ -79,6 +80,7 @@ class MutantValues:
     raises: dict[str, dict[str, Any]] = field(default_factory=dict)
     tags: dict[str, dict[str, str]] = field(default_factory=dict)
     has_raises: bool = True
+    unkept: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,8 @@ class GoldenStore:
                      for tid, t in data["tests"].items()}
             mutants = {name: MutantValues(name, m["hint"], m.get("values", {}),
                                           tuple(m.get("fails", ())), m.get("raises", {}),
-                                          m.get("tags", {}), "raises" in m)
+                                          m.get("tags", {}), "raises" in m,
+                                          m.get("unkept", {}))
                        for name, m in data.get("mutants", {}).items()}
             return cls(data["assignment"], data["visibility"], tests, mutants,
                        _seconds(data.get("cold_seconds")), str(data.get("seed_salt", "")))
@@ -117,7 +120,8 @@ class GoldenStore:
                           "observations": {n: asdict(o) for n, o in t.observations.items()},
                           "task": t.task, "task_title": t.task_title, "seconds": t.seconds}
         mutants = {name: {"hint": m.hint, "values": m.values, "fails": list(m.fails),
-                          "raises": m.raises, "tags": m.tags}
+                          "raises": m.raises, "tags": m.tags,
+                          **({"unkept": m.unkept} if m.unkept else {})}
                    for name, m in self.mutants.items()}
         data = {"assignment": self.assignment, "visibility": self.visibility, "tests": tests,
                 "mutants": mutants, "cold_seconds": self.cold_seconds}

@@ -302,9 +302,8 @@ def _few_distinct(sigs: list, k: int) -> str | None:
     for j, sig in enumerate(sigs):
         distinct = len(set(sig))
         if distinct < k // 2:
-            return (f"signature {j}: only {distinct} distinct values among {k} entries: the "
-                    "permutations are not independent (the same hash function reused?), or "
-                    "the entries are not minima of permuted values")
+            return (f"signature {j}: only {distinct} distinct values among {k} entries (a "
+                    f"set's independent hash functions give about {k})")
     return None
 
 
@@ -483,12 +482,13 @@ def contamination_flags(observed, ctx) -> str | None:
     missed = sorted(truth - set(flagged))
     if missed:
         return (f"{len(missed)} of {len(truth)} contaminated training documents were not flagged"
-                f" (first: {missed[0]}): every n-gram must be normalized the same way on both "
-                "sides, and a Bloom filter never gives false negatives")
+                f" (first: {missed[0]}, which shares a normalized {n}-gram with the eval set); "
+                "a Bloom filter never gives false negatives")
     clean = len(train) - len(truth)
     extra = len(set(flagged) - truth)
     allowed = max(1, int(CLEAN_FLAG_FRACTION * clean))
     if extra > allowed:
-        return (f"{extra} clean documents flagged (at most {allowed} of {clean} allowed): the "
-                "filter's error rate is too high for documents with many n-grams")
+        first = min(set(flagged) - truth)
+        return (f"{extra} clean documents flagged (at most {allowed} of {clean} allowed; first: "
+                f"{first}, which shares no normalized {n}-gram with the eval set)")
     return None

@@ -252,5 +252,35 @@ def matches_scipy_welch(observed, ctx) -> str | None:
         return (f"got {got}, scipy's Welch test gives {want}: yours is the pooled-variance "
                 "(Student) t-test, which assumes equal variances")
     if _same(got[0], want[0]):
-        return f"statistic right, p-value {got[1]!r} expected {want[1]!r}: check the degrees of freedom"
+        return f"statistic right; {_welch_p_diagnosis(case, want[0], got[1], want[1])}"
     return f"got (statistic, pvalue) = {got}, scipy.stats.ttest_ind(equal_var=False) gives {want}"
+
+
+def _welch_p_diagnosis(case: dict, t: float, got_p: float, want_p: float) -> str:
+    """What a wrong p-value (beside a right statistic) measures: the variant it equals among
+    those computed here (the sign of t, one tail, another df, the normal law), else the
+    difference itself."""
+    a, b = np.asarray(case["a"], dtype=np.float64), np.asarray(case["b"], dtype=np.float64)
+    pooled_df = len(a) + len(b) - 2
+    with np.errstate(all="ignore"):  # both variances 0: df is nan, and so is every variant
+        va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+        df = float((va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1)))
+        variants = {} if math.isnan(df) else _p_variants(t, df, pooled_df)
+    why = next((k for k, p in variants.items() if _same(got_p, float(p))), None)
+    if why:
+        return f"p-value {got_p!r} expected {want_p!r}: yours equals {why}"
+    return (f"p-value {got_p!r} expected {want_p!r} (2·sf(|t|) with Welch-Satterthwaite's "
+            f"df = {df:.6g})")
+
+
+def _p_variants(t: float, df: float, pooled_df: int) -> dict:
+    """{what a p-value computed this way gets wrong: the p-value} for a right t."""
+    return {
+        "2·sf(t) of the signed t: df right, tail wrong (the two-sided p needs |t|)":
+            2 * stats.t.sf(t, df),
+        "one tail, sf(|t|): df right, the two-sided p doubles it": stats.t.sf(abs(t), df),
+        f"the t law with n_a + n_b - 2 = {pooled_df} degrees of freedom: tail right, df "
+        f"wrong (Welch-Satterthwaite gives {df:.6g})": 2 * stats.t.sf(abs(t), pooled_df),
+        "the normal law instead of Student's t: tail right, no degrees of freedom":
+            2 * stats.norm.sf(abs(t)),
+    }

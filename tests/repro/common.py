@@ -113,7 +113,8 @@ def record_inside(rec, i: int, prior: dict, enabled: bool) -> None:
     """inside[i].*: the settings inside deterministic_mode(enabled) entered from `prior`."""
     def body():
         set_global_state(prior)
-        with deterministic_mode(enabled):
+        # contract: SPEC 5.7 deterministic_mode(enabled=True): the default is on
+        with deterministic_mode() if enabled else deterministic_mode(False):
             state = global_state()
         rec.exact(f"inside[{i}].deterministic_algorithms", state["deterministic_algorithms"])
         rec.exact(f"inside[{i}].cudnn_deterministic", state["cudnn_deterministic"])

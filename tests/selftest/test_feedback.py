@@ -24,7 +24,8 @@ from rich.console import Console
 from autograder import cli
 from autograder.backends import runner, timeouts
 from autograder.grading import store
-from autograder.grading.compare import Observed, ranked_hints
+from autograder.grading.compare import Observed
+from autograder.grading.hints import ranked_hints
 from autograder.grading.judge import grade_submission_root
 from autograder.grading.report import render, results_json
 from autograder.grading.tasks import natural_key, task_of_file
@@ -129,15 +130,20 @@ def test_local_mode_applies_the_graded_timeout(toy_course, tmp_path):
 
 
 def test_hints_best_match_first_and_at_most_two():
-    golden = {n: store.ObservationSpec("exact", expected=v) for n, v in [("x", 1), ("y", 2), ("z", 3)]}
+    golden = {n: store.ObservationSpec("exact", expected=v)
+              for n, v in [("x", 1.5), ("y", 2.5), ("z", 3.5)]}
     test = store.TestSpec("t", 1.0, None, "test_t.py", golden, 1, "t")
-    mutants = [store.MutantValues("far", "far", {"t": {"x": 10, "y": 20, "z": 30}}),
-               store.MutantValues("near", "near", {"t": {"x": 10, "y": 20}}),
-               store.MutantValues("other", "other", {"t": {"x": 10}}),
-               store.MutantValues("unrelated", "unrelated", {"t": {"x": 99}})]
-    observed = {"x": Observed(10), "y": Observed(20), "z": Observed(3)}  # 'near' everywhere
+    mutants = [store.MutantValues("far", "far", {"t": {"x": 10.5, "y": 20.5, "z": 30.5}}),
+               store.MutantValues("other", "other", {"t": {"x": 10.5}}),
+               store.MutantValues("near", "near", {"t": {"x": 10.5, "y": 20.5}}),
+               store.MutantValues("twin", "twin", {"t": {"x": 10.5, "y": 20.5}}),
+               store.MutantValues("triplet", "triplet", {"t": {"x": 10.5, "y": 20.5}}),
+               store.MutantValues("unrelated", "unrelated", {"t": {"x": 99.5}})]
+    observed = {"x": Observed(10.5), "y": Observed(20.5), "z": Observed(3.5)}  # 'near'
     hints = ranked_hints(test, observed, {"x", "y"}, mutants, None, None)
-    assert hints == ["near", "far"]  # near: 0 differing, far: 1 (z), other: 1 (y): order kept
+    # far fails z, which the student passes: contradicted; other explains x only, as many as it
+    # leaves unexplained (y); near, twin and triplet fit both: the first two in order
+    assert hints == ["near", "twin"]
 
 
 def test_natural_order_and_task_docstrings():

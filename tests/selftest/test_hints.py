@@ -152,15 +152,30 @@ def test_check_text_of_a_real_run_names_the_raising_mutant():
 
 def test_local_mode_names_the_tagged_mutant_too(hinted):
     """Under plain pytest (local mode) the per-observation hints include failure tags."""
-    from autograder.grading.compare import decode_observed, matching_hints
+    from autograder.grading.compare import decode_observed
+    from autograder.grading.hints import ranked_hints
     from autograder.grading.store import load_inputs
     from autograder.harness.plaindata import encode
 
     store = load_store(hinted, "public")
-    spec = store.tests["test_order"].observations["order"]
+    test = store.tests["test_order"]
     xs = load_inputs(hinted, "public")["test_order"]
     order = sorted(range(len(xs)), key=lambda i: (-xs[i], -i))  # not the mutant's value
-    hints = matching_hints(spec, decode_observed(encode(order)),
-                           store.mutant_values("test_order", "order"), xs, hinted.checks,
-                           "order", store.mutant_tags("test_order", "order"))
+    hints = ranked_hints(test, {"order": decode_observed(encode(order))}, {"order"},
+                         store.mutants.values(), xs, hinted.checks,
+                         pending=frozenset(test.observations) - {"order"})
     assert hints == [TAG_HINT]
+
+
+def test_local_mode_judges_as_the_test_records(hinted):
+    """judge_local (plain pytest, one observation at a time, the later ones left open): the
+    message names the tagged mutant on the failing value."""
+    from autograder.grading.local import judge_local
+    from autograder.grading.store import load_inputs
+    from autograder.harness.plaindata import encode
+
+    xs = load_inputs(hinted, "public")["test_order"]
+    order = sorted(range(len(xs)), key=lambda i: (-xs[i], -i))
+    message = judge_local(hinted.tests_dir, "public", "test_order",
+                          {"name": "order", "value": encode(order)})
+    assert message is not None and TAG_HINT in message

@@ -191,12 +191,14 @@ def test_files_read_back_from_disk_are_decoded_once_or_refused(toy, tmp_path):
 # (inputs, expected, mutant values) are trusted and decoded where they are compared; the
 # child's observations only in compare.decode_observed (which compare.observations applies to
 # a whole test record).
-STORE_DECODES = {("judge.py", "_judge_test", "inputs_data"),
+STORE_DECODES = {("judge.py", "_judged", "inputs_data"),
                  ("judge.py", "_missing_message", "spec.observations[first].expected"),
                  ("local.py", "judge_local", "inputs_store[test_id]"),
                  ("compare.py", "check_tag", "spec.expected"),
                  ("compare.py", "judge_value", "spec.expected"),
-                 ("compare.py", "matches_mutant", "mutant_data")}
+                 ("hints.py", "_tiny", "spec.expected"),
+                 ("hints.py", "_agrees", "mutant_data"),
+                 ("hints.py", "_relatively_equal", "spec.expected")}
 CHILD_DECODE = ("compare.py", "decode_observed", "data")
 
 
@@ -268,7 +270,8 @@ def test_a_malformed_observation_fails_with_its_reason_and_names_no_mutant(bad, 
     from types import SimpleNamespace
 
     from autograder.backends.base import TestRecord
-    from autograder.grading.compare import decode_observed, judge, matching_hints
+    from autograder.grading.compare import decode_observed, judge
+    from autograder.grading.hints import ranked_hints
     from autograder.grading.store import GoldenStore, MutantValues, ObservationSpec, TestSpec
 
     golden = {"x": ObservationSpec("exact", expected=1), "y": ObservationSpec("exact", expected=2)}
@@ -288,5 +291,5 @@ def test_a_malformed_observation_fails_with_its_reason_and_names_no_mutant(bad, 
     assert judged(("x", 1), ("y", 2), ("x", bad)).passed
     observed = decode_observed(bad)  # local mode: one observation at a time
     assert judge(golden["x"], observed, None, None, "x") == f"malformed observation ({reason})"
-    assert matching_hints(golden["x"], observed, store.mutant_values("t", "x"), None, None,
-                          "x") == []
+    assert ranked_hints(spec, {"x": observed}, {"x"}, store.mutants.values(), None, None,
+                        pending=frozenset({"y"})) == []

@@ -16,9 +16,12 @@ inherited variables) would not pass, and it runs pytest itself, outside the trus
 
 A mutant is named by what a reader can find again: `file::function: old line => new line`
 (`tests/<a>/EQUIVALENT_MUTANTS.md` lists the ones that cannot change any output the contract
-fixes, by that name, each with its reason). Mutants that change only annotations (never
-evaluated under `from __future__ import annotations`), that do not compile, or that repeat
-another mutant's code are dropped before sampling.
+fixes, by that name, each with its reason; an entry naming a line alone, `file::function: old
+line`, is a line SPEC leaves free, and every mutant of it is out of the score). Mutants that
+change only annotations (never evaluated under `from __future__ import annotations`), that do
+not compile, or that repeat another mutant's code are dropped before sampling, and so are the
+files the course gives the student whole (generation.py: no solution markers): mutation testing
+measures the tests on what students write.
 """
 
 from __future__ import annotations
@@ -75,23 +78,57 @@ class AssignmentMutation:
         return self.count("killed") / judged if judged else None
 
 
-def equivalent_mutants(assignment: Assignment) -> dict[str, str]:
+class Equivalents(dict):
+    """key -> reason of EQUIVALENT_MUTANTS.md. A key without " => " names a line that SPEC
+    leaves free: it covers every mutant of that line (`in`, `[]` and `get` see them)."""
+
+    def _entry(self, key: object) -> object:
+        if dict.__contains__(self, key):
+            return key
+        if isinstance(key, str):
+            return next((e for e in self.free_lines() if key.startswith(e + " => ")), None)
+        return None
+
+    def free_lines(self) -> list[str]:
+        """The entries that name a line, not one mutant."""
+        return [k for k in self.keys() if " => " not in k]
+
+    def __contains__(self, key: object) -> bool:
+        return self._entry(key) is not None
+
+    def __getitem__(self, key: object) -> str:
+        entry = self._entry(key)
+        if entry is None:
+            raise KeyError(key)
+        return dict.__getitem__(self, entry)
+
+    def get(self, key: object, default=None):
+        return self[key] if key in self else default
+
+    def stale(self, keys: list[str]) -> list[str]:
+        """The entries that name no generated mutant (`keys`)."""
+        generated = set(keys)
+        return sorted(e for e in self.keys() if e not in generated
+                      and not any(k.startswith(e + " => ") for k in generated))
+
+
+def equivalent_mutants(assignment: Assignment) -> Equivalents:
     """tests/<a>/EQUIVALENT_MUTANTS.md: `- \\`KEY\\` reason` entries (reason may continue on
-    indented lines). Returns key -> reason."""
+    indented lines). Returns key -> reason (Equivalents: a line's entry covers its mutants)."""
     path = assignment.tests_dir / EQUIVALENT_FILE
     if not path.exists():
-        return {}
-    entries: dict[str, str] = {}
+        return Equivalents()
+    entries = Equivalents()
     current = None
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         match = _ENTRY.match(line)
         if match:
             current = match["key"]
-            if current in entries:
+            if dict.__contains__(entries, current):
                 raise MutationError(f"{path}:{number}: mutant listed twice: {current}")
             entries[current] = match["reason"].strip()
         elif current and line.startswith("  ") and line.strip():
-            entries[current] = (entries[current] + " " + line.strip()).strip()
+            entries[current] = (dict.__getitem__(entries, current) + " " + line.strip()).strip()
         else:
             current = None
     missing = [k for k, reason in entries.items() if not reason]
@@ -142,8 +179,7 @@ def run_assignment(assignment: Assignment, n: int | None = None, seed: int = 0,
     else:
         chosen = sample(mutations, n, seed, assignment.name)
     result = AssignmentMutation(assignment.name, len(mutations), len(chosen),
-                                stale_equivalents=sorted(set(equivalents)
-                                                         - {m.key for m in mutations}))
+                                stale_equivalents=equivalents.stale([m.key for m in mutations]))
     for i, mutation in enumerate(chosen, 1):
         if mutation.key in equivalents:
             outcome = Outcome(mutation, "equivalent", equivalents[mutation.key])

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...assignments import Assignment
+from ..starter import BEGIN as SOLUTION_MARKER
 
 # operators that need arguments (a variable name) to do anything
 _SKIPPED_OPERATORS = ("VariableReplacer", "VariableInserter")
@@ -182,7 +183,9 @@ def _mutated_codes(code: str, operators: list[tuple[str, Callable]]) -> list[tup
 
 
 def generate(assignment: Assignment) -> list[Mutation]:
-    """Every distinct, compiling mutant of solutions/<package>/, sorted by key."""
+    """Every distinct, compiling mutant of the files of solutions/<package>/ that the student
+    writes (those with solution markers; a file without any, such as scaling's lbfgs.py, the
+    starter ships whole), sorted by key."""
     package = assignment.solutions / assignment.package
     operators = _operators()
     mutations: list[Mutation] = []
@@ -191,6 +194,8 @@ def generate(assignment: Assignment) -> list[Mutation]:
             continue
         rel = path.relative_to(package).as_posix()
         code = path.read_text(encoding="utf-8")
+        if SOLUTION_MARKER not in code:
+            continue  # given whole to the student (the starter ships it as is): not theirs
         annotation_lines = _annotation_lines(code)
         baseline = _without_annotations(code) if annotation_lines else ""
         scopes = _scopes(code)

@@ -43,7 +43,12 @@ def render_report(summaries: list[dict]) -> str:
         "operators applied one at a time to a copy of solutions/<package>/, each mutant graded",
         "by the engine, public tests then hidden tests; killed = it lost points. Mutants listed",
         f"in `tests/<a>/{EQUIVALENT_FILE}` (each with the reason it cannot change an output the",
-        "contract fixes) count as equivalent. The sample accumulates: each run (a seeded sample,",
+        "contract fixes) count as equivalent; an entry naming a line alone is a line SPEC leaves",
+        "free (a constant's value, an initialization scale, a message's text) or the starter gives",
+        "and no test reads, and every mutant of it counts as equivalent: out of the score. Files",
+        "the course gives the student whole (no solution markers, e.g. scaling's lbfgs.py) are",
+        "not mutated: the score measures the",
+        "tests on what students write. The sample accumulates: each run (a seeded sample,",
         "its command listed below) adds its mutants, by key, to what the report holds; a mutant",
         "graded twice counts once (latest verdict wins), one no longer generated is dropped.",
         "Score = killed / (killed + survived) over the distinct graded mutants; the lower bound",
@@ -70,6 +75,11 @@ def render_report(summaries: list[dict]) -> str:
         if f["equivalent"]:
             lines += ["", f"Equivalent in this sample: {f['equivalent']} (listed with reasons in "
                           f"`tests/{d['assignment']}/{EQUIVALENT_FILE}`)."]
+        if d.get("free_lines"):
+            lines += ["", "Lines out of the score (SPEC leaves them free, or the course gives "
+                          "them: every mutant of them counts as equivalent; reasons in "
+                          f"`tests/{d['assignment']}/{EQUIVALENT_FILE}`):"]
+            lines += [f"- `{k}`" for k in d["free_lines"]]
         if d.get("dropped"):
             lines += ["", "Dropped from the sample (no longer generated):"]
             lines += [f"- `{k}`" if not k.startswith("(") else f"- {k}" for k in d["dropped"]]

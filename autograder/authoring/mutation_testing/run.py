@@ -88,7 +88,8 @@ def run_mutation(names: list[str], n: int | None = None, seed: int = 0,
         gone = sorted(set(before["mutants"]) - set(merged["mutants"])) if before else []
         for key in gone:
             print(f"{assignment.name}: dropped (no longer generated): {key}", flush=True)
-        summaries[assignment.name] = dict(merged, stale_equivalents=result.stale_equivalents)
+        summaries[assignment.name] = dict(merged, stale_equivalents=result.stale_equivalents,
+                                          free_lines=equivalent_mutants(assignment).free_lines())
         ordered = write_report(path, summaries, present)  # after each assignment
         f = figures(next(d for d in ordered if d["assignment"] == assignment.name))
         print(f"{assignment.name}: {result.generated} mutants, {result.sampled} graded now, "

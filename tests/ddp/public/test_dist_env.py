@@ -35,7 +35,7 @@ def broken_cases(rng: np.random.Generator) -> list:
     edits = [
         {"RANK": None}, {"WORLD_SIZE": None}, {"LOCAL_RANK": None},
         {"LOCAL_WORLD_SIZE": None}, {"MASTER_ADDR": None}, {"MASTER_PORT": None},
-        {"MASTER_ADDR": ""}, {"RANK": ""}, {"WORLD_SIZE": "  "},
+        {"MASTER_ADDR": ""}, {"RANK": ""}, {"WORLD_SIZE": "  "}, {"MASTER_ADDR": "  "},
         {"RANK": "one"}, {"WORLD_SIZE": "4.0"}, {"MASTER_PORT": "http"},
         {"MASTER_PORT": "0"}, {"MASTER_PORT": "65536"},
         {"RANK": "4"}, {"RANK": "9"}, {"LOCAL_RANK": "2"}, {"RANK": "-1"}, {"WORLD_SIZE": "0"},
