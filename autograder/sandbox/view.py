@@ -1,0 +1,406 @@
+"""The child's view of the installed packages: what a dotted `forbidden` rule names does not exist.
+
+A rule below the top level (`torch.utils.data.DistributedSampler`, `scipy.stats.ttest_ind`,
+`transformers.models` with `!` exceptions: autograder/grading/forbidden.py) names part of a
+package the assignment allows. Blocking its import is not enough: the allowed package imports
+the part itself, so computed access (`Sampler.__subclasses__()`, another function's
+`__globals__`, `gc.get_objects()`, `importlib` by a built name) would find it in memory. The
+view replaces its definition on disk instead; bubblewrap mounts each replacement read-only
+over the original file (sandbox/bwrap.py), so the original is never loaded:
+
+- a class or function a rule names (found through the re-exports of the package's
+  `__init__` files, `from x import *` included): the defining module is a generated copy in
+  which that top-level definition is a stub (a function, or a class that cannot be
+  instantiated or subclassed) raising ImportError; every name the library imports stays
+  importable, nothing of the original body remains;
+- a module the allowed package does not load (checked once by importing each rule's parent in
+  a trusted interpreter): masked, a module whose import raises ImportError;
+- a module the allowed package loads (`torch.utils.data.distributed`): every top-level class
+  and function of its files is a stub;
+- a package with exceptions below it (`transformers.models` but `!…gpt2`): a generated folder
+  holding only its `__init__` and the excepted entries (bound from the original); the rest is
+  absent, not even listed.
+
+A rule the view cannot remove (a compiled operator such as `torch.fake_quantize_per_tensor_affine`,
+not defined in Python source) is listed in `View.kept` with the reason; intake and the harness
+hook still enforce it statically. Each generated module comes with its bytecode (the children
+run with `-B` and read the `.pyc` files setup wrote), mounted over the original's `.pyc`.
+
+A view is built once per (rules, installed package files, this generator) and cached under
+`$XDG_CACHE_HOME/autograder/views/` (default `~/.cache`); a cached view is a manifest read in
+a millisecond.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import py_compile
+import shutil
+import site
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from dataclasses import dataclass
+from importlib.util import cache_from_source
+from pathlib import Path
+
+from ..grading.forbidden import deciding_rule
+
+MESSAGE = "module '{rule}' is forbidden in this assignment"
+# Modules a rule names that the allowed package loads and needs beyond what the rule is after
+# (stubbing all their definitions breaks it); the view keeps them, and the rules naming the
+# definitions inside them (`scipy.stats.ttest_ind`) remove what the assignment is after.
+NEEDED_BY_THE_LIBRARY = {
+    "scipy.stats._stats_py": "scipy.stats is built from it (the t distribution included)",
+    "scipy.stats._mstats_basic": "scipy.stats imports it at load",
+    "scipy.stats.mstats": "scipy.stats imports it at load (its ttest_ind is removed)",
+    "torch.func": "torch's own modules call torch._functorch, which it re-exports",
+    "torch.autograd.functional": "torch.autograd imports it at load",
+    "torch.autograd.forward_ad": "torch's own modules use it; dual numbers are compiled "
+                                 "(torch._C._make_dual)",
+    "torch.ao.quantization": "torch.ao.nn and torch.nn's quantized modules use it",
+    "torch.quantization": "torch.ao.quantization's alias, loaded with torch",
+}
+
+
+@dataclass(frozen=True)
+class View:
+    """Read-only bind mounts (source on the host, target path), in order, and the rules the
+    view does not remove, with why."""
+
+    mounts: tuple[tuple[str, str], ...] = ()
+    kept: tuple[tuple[str, str], ...] = ()
+
+    def bwrap_args(self) -> list[str]:
+        return [a for source, target in self.mounts for a in ("--ro-bind", source, target)]
+
+
+def import_dirs() -> list[str]:
+    """The folders a child imports from: stdlib, lib-dynload, every site-packages."""
+    paths = sysconfig.get_paths()
+    dirs: list[str] = []
+    for p in [paths["stdlib"], paths["platstdlib"], os.path.join(paths["stdlib"], "lib-dynload"),
+              *site.getsitepackages(), *[q for q in sys.path if q.endswith("site-packages")]]:
+        if os.path.isdir(p) and p not in dirs:
+            dirs.append(p)
+    return dirs
+
+
+def module_path(name: str, dirs: list[str]) -> Path | None:
+    """The package folder or module file of a dotted module name, or None."""
+    rel = Path(*name.split("."))
+    for d in dirs:
+        if (Path(d) / rel / "__init__.py").is_file():
+            return Path(d) / rel
+        if (Path(d) / rel.with_suffix(".py")).is_file():
+            return Path(d) / rel.with_suffix(".py")
+    return None
+
+
+def source_file(path: Path) -> Path:
+    return path / "__init__.py" if path.is_dir() else path
+
+
+def _top_nodes(tree: ast.Module) -> list[ast.stmt]:
+    """Top-level statements, those inside top-level `if`/`try` blocks included."""
+    out: list[ast.stmt] = []
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop(0)
+        out.append(node)
+        if isinstance(node, ast.If):
+            todo += node.body + node.orelse
+        elif isinstance(node, ast.Try):
+            todo += node.body + node.orelse + node.finalbody
+            for h in node.handlers:
+                todo += h.body
+    return out
+
+
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def find_definition(module: str, name: str, dirs: list[str],
+                    depth: int = 0) -> tuple[str, str] | None:
+    """Where `module.name` is defined: ("def", "file::name") for a top-level class or function,
+    ("module", dotted) when the name is a module, following `from x import name` and
+    `from x import *` re-exports; None when it is not found in Python source."""
+    path = module_path(module, dirs)
+    if path is None or depth > 8:
+        return None
+    if module_path(f"{module}.{name}", dirs) is not None:
+        return ("module", f"{module}.{name}")
+    file = source_file(path)
+    try:
+        tree = ast.parse(file.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    package = module if path.is_dir() else module.rpartition(".")[0]
+    nodes = _top_nodes(tree)
+    for node in nodes:
+        if isinstance(node, DEFS) and node.name == name:
+            return ("def", f"{file}::{name}")
+    for node in nodes:
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        base = package.split(".")
+        source = ".".join(base[:len(base) - node.level + 1] + ([node.module] if node.module
+                                                                else [])) \
+            if node.level else node.module or ""
+        for alias in node.names:
+            if alias.name == "*" or (alias.asname or alias.name) == name:
+                found = find_definition(source, name if alias.name == "*" else alias.name,
+                                        dirs, depth + 1)
+                if found is not None:
+                    return found
+    return None
+
+
+def stub_source(name: str, rule: str, is_class: bool) -> str:
+    message = MESSAGE.format(rule=rule)
+    if not is_class:
+        return (f"def {name}(*args, **kwargs):\n"
+                f"    raise ImportError({message!r})\n")
+    return (f"class {name}:\n"
+            f"    \"\"\"Removed: {message}.\"\"\"\n\n"
+            f"    def __init_subclass__(cls, **kwargs):\n"
+            f"        raise ImportError({message!r})\n\n"
+            f"    def __new__(cls, *args, **kwargs):\n"
+            f"        raise ImportError({message!r})\n\n"
+            f"    def __class_getitem__(cls, item):\n"
+            f"        return cls\n")
+
+
+def stubbed_text(text: str, names: dict[str, str] | None, rule_for_all: str | None) -> str:
+    """`text` with the top-level definitions in `names` (name -> rule), or every top-level
+    class and function (`rule_for_all`), replaced by stubs; decorators go with them."""
+    tree = ast.parse(text)
+    lines = text.splitlines(keepends=True)
+    names = dict(names or {}) if not rule_for_all else {}
+    if names:
+        names = with_private_helpers(tree, names)
+    spans = []
+    for node in _top_nodes(tree):
+        if not isinstance(node, DEFS):
+            continue
+        rule = rule_for_all if rule_for_all else names.get(node.name)
+        if rule is None:
+            continue
+        start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+        indent = " " * node.col_offset
+        stub = stub_source(node.name, rule, isinstance(node, ast.ClassDef))
+        stub = "".join(indent + line if line.strip() else line
+                       for line in stub.splitlines(keepends=True))
+        spans.append((start, node.end_lineno, stub))
+    for start, end, stub in sorted(spans, reverse=True):
+        lines[start:end] = [stub]
+    return "".join(lines)
+
+
+def with_private_helpers(tree: ast.Module, names: dict[str, str]) -> dict[str, str]:
+    """`names` plus the module's private top-level functions (`_name`) that only the
+    definitions being removed use (scipy's `_unequal_var_ttest_denom`: the Welch part of
+    `ttest_ind`)."""
+    names = dict(names)
+    nodes = [n for n in _top_nodes(tree) if not isinstance(n, (ast.If, ast.Try))]
+    while True:
+        used: set[str] = set()
+        for node in nodes:
+            if isinstance(node, DEFS) and node.name in names:
+                continue
+            used |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            used |= {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+            if isinstance(node, ast.Assign):  # __all__ and other string references
+                used |= {n.value for n in ast.walk(node) if isinstance(n, ast.Constant)
+                         and isinstance(n.value, str)}
+        extra = {n.name: next(iter(names.values())) for n in nodes
+                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.name.startswith("_") and not n.name.startswith("__")
+                 and n.name not in names and n.name not in used
+                 and any(n.name in {m.id for m in ast.walk(d) if isinstance(m, ast.Name)}
+                         for d in nodes if isinstance(d, DEFS) and d.name in names)}
+        if not extra:
+            return names
+        names.update(extra)
+
+
+def masked_text(rule: str) -> str:
+    return f"raise ImportError({MESSAGE.format(rule=rule)!r})\n"
+
+
+def loaded_modules(modules: list[str]) -> set[str]:
+    """Which of `modules` the allowed packages load themselves: each one's parent is imported
+    in a fresh trusted interpreter (what a child importing the allowed package gets)."""
+    if not modules:
+        return set()
+    parents = sorted({m.rpartition(".")[0] for m in modules})
+    code = ("import importlib, json, sys\n"
+            f"for p in {parents!r}:\n"
+            "    try:\n        importlib.import_module(p)\n"
+            "    except Exception:\n        pass\n"
+            f"print(json.dumps([m for m in {modules!r} if m in sys.modules]))\n")
+    env = {"PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "OMP_NUM_THREADS": "1"}
+    try:
+        out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True,
+                             timeout=600, env=env, check=False)
+        return set(json.loads(out.stdout.strip().splitlines()[-1]))
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError):
+        return set(modules)  # unknown: treat as loaded (stubs, never a broken package)
+
+
+def _cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "autograder" / "views"
+
+
+def cache_key(rules: tuple[str, ...], dirs: list[str]) -> str:
+    """Changes with the rules, the interpreter, this generator, and the installed version of
+    each package a rule names (its `__init__.py`'s size and mtime)."""
+    parts = [sys.version, *sorted(rules)]
+    parts.append(hashlib.sha256(Path(__file__).read_bytes()).hexdigest())
+    for top in sorted({r.lstrip("!").split(".")[0] for r in rules}):
+        path = module_path(top, dirs)
+        if path is not None:
+            st = source_file(path).stat()
+            parts.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
+
+
+def dotted_rules(rules) -> tuple[str, ...]:
+    return tuple(sorted(r for r in rules if "." in r.lstrip("!")))
+
+
+def child_view(rules) -> View:
+    """The view for an assignment's `forbidden` rules, from the cache or built now."""
+    dotted = dotted_rules(rules)
+    if not any(not r.startswith("!") for r in dotted):
+        return View()
+    dirs = import_dirs()
+    folder = _cache_root() / cache_key(dotted, dirs)
+    manifest = folder / "view.json"
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+        return View(tuple(map(tuple, data["mounts"])), tuple(map(tuple, data["kept"])))
+    except (OSError, ValueError, KeyError):
+        pass
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f"{folder.name}.", dir=folder.parent))
+    try:
+        view = build(dotted, dirs, work, folder)
+        (work / "view.json").write_text(json.dumps({"mounts": view.mounts, "kept": view.kept},
+                                                   indent=1), encoding="utf-8")
+        os.chmod(work, 0o755)
+        try:
+            os.rename(work, folder)
+        except OSError:
+            shutil.rmtree(work, ignore_errors=True)  # another grader built it meanwhile
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return view
+
+
+def build(rules: tuple[str, ...], dirs: list[str], work: Path, final: Path) -> View:
+    """Generate the replacements of `rules` under `work` (they will live under `final`)."""
+    defs: dict[Path, dict[str, str]] = {}       # file -> {name: rule}
+    whole: dict[Path, str] = {}                 # file -> rule (every definition stubbed)
+    masked: dict[Path, str] = {}                # module path -> rule
+    split: dict[Path, tuple[str, list[str]]] = {}  # package -> (rule, excepted entry names)
+    kept: list[tuple[str, str]] = []
+    modules: list[tuple[str, Path]] = []
+    def_rules: list[str] = []
+    for rule in (r for r in rules if not r.startswith("!")):
+        path = module_path(rule, dirs)
+        if path is not None:
+            modules.append((rule, path))
+            continue
+        parent, _, name = rule.rpartition(".")
+        found = find_definition(parent, name, dirs)
+        if found is None:
+            kept.append((rule, "not defined in Python source (a compiled function or "
+                               "operator): the view cannot remove it"))
+        elif found[0] == "module":
+            path = module_path(found[1], dirs)
+            modules.append((rule, path))
+        else:
+            file, _, defname = found[1].partition("::")
+            defs.setdefault(Path(file), {})[defname] = rule
+            def_rules.append(rule)
+    loaded = loaded_modules([r for r, _ in modules])
+    for rule, path in modules:
+        exceptions = [r[1:] for r in rules if r.startswith(f"!{rule}.")]
+        if exceptions and path.is_dir():
+            split[path] = (rule, sorted({e[len(rule) + 1:].split(".")[0] for e in exceptions}))
+        elif rule in loaded and rule in NEEDED_BY_THE_LIBRARY:
+            kept.append((rule, f"loaded by the allowed package: {NEEDED_BY_THE_LIBRARY[rule]}"))
+            for name in {r.rpartition(".")[2] for r in def_rules}:  # mstats' own ttest_ind
+                found = find_definition(rule, name, dirs)
+                if found is not None and found[0] == "def":
+                    file, _, defname = found[1].partition("::")
+                    defs.setdefault(Path(file), {})[defname] = rule
+        elif rule in loaded:
+            files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+            for f in files:
+                if deciding_rule(rules, _dotted_of(f, path, rule)) is not None:
+                    whole[f] = rule
+        else:
+            masked[path] = rule
+    mounts: list[tuple[str, str]] = []
+    counter = iter(range(1 << 30))
+
+    def place(text: str, target: Path) -> None:
+        """Write `text` as the replacement of file `target`, with its bytecode."""
+        n = next(counter)
+        gen = work / f"{n}.py"
+        gen.write_text(text, encoding="utf-8")
+        os.chmod(gen, 0o644)
+        mounts.append((str(final / gen.name), str(target)))
+        pyc = Path(cache_from_source(str(target)))
+        if pyc.exists():
+            gen_pyc = work / f"{n}.pyc"
+            py_compile.compile(str(gen), cfile=str(gen_pyc), dfile=str(target), doraise=True)
+            os.chmod(gen_pyc, 0o644)
+            mounts.append((str(final / gen_pyc.name), str(pyc)))
+
+    for file in sorted(set(defs) | set(whole)):
+        text = file.read_text(encoding="utf-8")
+        place(stubbed_text(text, defs.get(file), whole.get(file)), file)
+    for path, rule in sorted(masked.items()):
+        if path.is_dir():
+            stub = work / f"pkg{next(counter)}"
+            stub.mkdir()
+            (stub / "__init__.py").write_text(masked_text(rule), encoding="utf-8")
+            os.chmod(stub / "__init__.py", 0o644)
+            os.chmod(stub, 0o755)
+            mounts.append((str(final / stub.name), str(path)))
+        else:
+            place(masked_text(rule), path)
+    for path, (rule, entries) in sorted(split.items()):
+        stub = work / f"pkg{next(counter)}"
+        stub.mkdir()
+        keep = ["__init__.py", "__pycache__", *entries]
+        for entry in keep:
+            real = path / entry
+            if real.is_dir():
+                (stub / entry).mkdir()
+                os.chmod(stub / entry, 0o755)
+            elif real.exists():
+                (stub / entry).write_text("")
+        os.chmod(stub, 0o755)
+        mounts.append((str(final / stub.name), str(path)))
+        mounts += [(str(path / e), str(path / e)) for e in keep if (path / e).exists()]
+    return View(tuple(mounts), tuple(kept))
+
+
+def _dotted_of(file: Path, root: Path, rule: str) -> str:
+    """The dotted module name of `file` inside the module `rule` rooted at `root`."""
+    if not root.is_dir():
+        return rule
+    rel = file.relative_to(root).with_suffix("").parts
+    rel = rel[:-1] if rel and rel[-1] == "__init__" else rel
+    return ".".join([rule, *rel])
