@@ -15,8 +15,8 @@ import sysconfig
 from pathlib import Path
 
 from .policy import Limits
-from .view import child_view
 from .uids import is_root
+from .view import child_view
 
 
 def layered_site_packages() -> list[str]:

@@ -271,13 +271,9 @@ def cache_key(rules: tuple[str, ...], dirs: list[str]) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 
-def dotted_rules(rules) -> tuple[str, ...]:
-    return tuple(sorted(r for r in rules if "." in r.lstrip("!")))
-
-
 def child_view(rules) -> View:
     """The view for an assignment's `forbidden` rules, from the cache or built now."""
-    dotted = dotted_rules(rules)
+    dotted = tuple(sorted(r for r in rules if "." in r.lstrip("!")))
     if not any(not r.startswith("!") for r in dotted):
         return View()
     dirs = import_dirs()
@@ -295,13 +291,12 @@ def child_view(rules) -> View:
         (work / "view.json").write_text(json.dumps({"mounts": view.mounts, "kept": view.kept},
                                                    indent=1), encoding="utf-8")
         os.chmod(work, 0o755)
-        try:
-            os.rename(work, folder)
-        except OSError:
-            shutil.rmtree(work, ignore_errors=True)  # another grader built it meanwhile
-    except BaseException:
+        os.rename(work, folder)
+    except OSError as e:
+        if not manifest.is_file():  # else another grader built it meanwhile
+            raise OSError(f"cannot build the child's view of {', '.join(dotted)}: {e}") from e
+    finally:
         shutil.rmtree(work, ignore_errors=True)
-        raise
     return view
 
 
@@ -380,7 +375,7 @@ def build(rules: tuple[str, ...], dirs: list[str], work: Path, final: Path) -> V
             mounts.append((str(final / stub.name), str(path)))
         else:
             place(masked_text(rule), path)
-    for path, (rule, entries) in sorted(split.items()):
+    for path, (_rule, entries) in sorted(split.items()):
         stub = work / f"pkg{next(counter)}"
         stub.mkdir()
         keep = ["__init__.py", "__pycache__", *entries]
