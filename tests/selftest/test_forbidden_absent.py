@@ -45,7 +45,7 @@ def hostile(assignment, case: dict, technique: str, dest: Path) -> Path:
     return dest
 
 
-def test_ids(assignment, test_file: str) -> frozenset[str]:
+def ids_of(assignment, test_file: str) -> frozenset[str]:
     ids = set()
     for visibility in ("public", "hidden"):
         path = assignment.tests_dir / visibility / test_file
@@ -60,7 +60,7 @@ def test_the_forbidden_object_is_not_found(name, technique, tmp_path, monkeypatc
     if viewless:  # the mutant: the sandbox without the view
         monkeypatch.setattr("autograder.sandbox.bwrap.child_view", lambda rules: View())
     assignment, case = load(name), DELEGATES[name]
-    ids = test_ids(assignment, case["test_file"])
+    ids = ids_of(assignment, case["test_file"])
     grade = grade_submission_root(assignment, hostile(assignment, case, technique, tmp_path),
                                   ids=ids)
     assert grade.problems == [], grade.problems  # past intake: nothing static shows
