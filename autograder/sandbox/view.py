@@ -58,8 +58,6 @@ NEEDED_BY_THE_LIBRARY = {
     "scipy.stats._stats_py": "scipy.stats is built from it (the t distribution included)",
     "scipy.stats._mstats_basic": "scipy.stats imports it at load",
     "scipy.stats.mstats": "scipy.stats imports it at load (its ttest_ind is removed)",
-    "torch.func": "torch's own modules call torch._functorch, which it re-exports",
-    "torch.autograd.functional": "torch.autograd imports it at load",
     "torch.autograd.forward_ad": "torch's own modules use it; dual numbers are compiled "
                                  "(torch._C._make_dual)",
     "torch.ao.quantization": "torch.ao.nn and torch.nn's quantized modules use it",
@@ -337,12 +335,14 @@ def build(rules: tuple[str, ...], dirs: list[str], work: Path, final: Path) -> V
                 found = find_definition(rule, name, dirs)
                 if found is not None and found[0] == "def":
                     file, _, defname = found[1].partition("::")
-                    defs.setdefault(Path(file), {})[defname] = rule
+                    defs.setdefault(Path(file), {}).setdefault(defname, rule)
         elif rule in loaded:
             files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
             for f in files:
                 if deciding_rule(rules, _dotted_of(f, path, rule)) is not None:
                     whole[f] = rule
+            for file, name in reexports(rule, path, dirs):  # torch.func: torch._functorch's
+                defs.setdefault(file, {}).setdefault(name, rule)
         else:
             masked[path] = rule
     mounts: list[tuple[str, str]] = []
@@ -390,6 +390,29 @@ def build(rules: tuple[str, ...], dirs: list[str], work: Path, final: Path) -> V
         mounts.append((str(final / stub.name), str(path)))
         mounts += [(str(path / e), str(path / e)) for e in keep if (path / e).exists()]
     return View(tuple(mounts), tuple(kept))
+
+
+def reexports(rule: str, path: Path, dirs: list[str]) -> list[tuple[Path, str]]:
+    """(file, name) of each definition the module `rule` re-exports from outside itself
+    (`torch.func.jacrev` is `torch._functorch.eager_transforms.jacrev`), but private ones and
+    those the top-level package re-exports too (`torch.vmap`: allowed)."""
+    top = rule.split(".")[0]
+    top_tree = ast.parse(source_file(module_path(top, dirs)).read_text(encoding="utf-8"))
+    allowed = {a.asname or a.name for node in ast.walk(top_tree)
+               if isinstance(node, ast.ImportFrom) for a in node.names}
+    out = []
+    tree = ast.parse(source_file(path).read_text(encoding="utf-8"))
+    for node in _top_nodes(tree):
+        if not isinstance(node, ast.ImportFrom) or node.level or not node.module \
+                or node.module == rule or node.module.startswith(rule + "."):
+            continue
+        for alias in node.names:
+            found = find_definition(node.module, alias.name, dirs)
+            if found is not None and found[0] == "def" and not alias.name.startswith("_") \
+                    and (alias.asname or alias.name) not in allowed:
+                file, _, name = found[1].partition("::")
+                out.append((Path(file), name))
+    return out
 
 
 def _dotted_of(file: Path, root: Path, rule: str) -> str:
