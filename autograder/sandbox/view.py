@@ -49,8 +49,8 @@ from importlib.util import cache_from_source
 from pathlib import Path
 
 from ..grading.forbidden import deciding_rule
+from .view_stubs import DEFS, masked_text, stubbed_text, top_nodes
 
-MESSAGE = "module '{rule}' is forbidden in this assignment"
 # Modules a rule names that the allowed package loads and needs beyond what the rule is after
 # (stubbing all their definitions breaks it); the view keeps them, and the rules naming the
 # definitions inside them (`scipy.stats.ttest_ind`) remove what the assignment is after.
@@ -103,23 +103,7 @@ def source_file(path: Path) -> Path:
     return path / "__init__.py" if path.is_dir() else path
 
 
-def _top_nodes(tree: ast.Module) -> list[ast.stmt]:
-    """Top-level statements, those inside top-level `if`/`try` blocks included."""
-    out: list[ast.stmt] = []
-    todo = list(tree.body)
-    while todo:
-        node = todo.pop(0)
-        out.append(node)
-        if isinstance(node, ast.If):
-            todo += node.body + node.orelse
-        elif isinstance(node, ast.Try):
-            todo += node.body + node.orelse + node.finalbody
-            for h in node.handlers:
-                todo += h.body
-    return out
 
-
-DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def find_definition(module: str, name: str, dirs: list[str],
@@ -138,7 +122,7 @@ def find_definition(module: str, name: str, dirs: list[str],
     except (OSError, SyntaxError, ValueError):
         return None
     package = module if path.is_dir() else module.rpartition(".")[0]
-    nodes = _top_nodes(tree)
+    nodes = top_nodes(tree)
     for node in nodes:
         if isinstance(node, DEFS) and node.name == name:
             return ("def", f"{file}::{name}")
@@ -156,78 +140,6 @@ def find_definition(module: str, name: str, dirs: list[str],
                 if found is not None:
                     return found
     return None
-
-
-def stub_source(name: str, rule: str, is_class: bool) -> str:
-    message = MESSAGE.format(rule=rule)
-    if not is_class:
-        return (f"def {name}(*args, **kwargs):\n"
-                f"    raise ImportError({message!r})\n")
-    return (f"class {name}:\n"
-            f"    \"\"\"Removed: {message}.\"\"\"\n\n"
-            f"    def __init_subclass__(cls, **kwargs):\n"
-            f"        raise ImportError({message!r})\n\n"
-            f"    def __new__(cls, *args, **kwargs):\n"
-            f"        raise ImportError({message!r})\n\n"
-            f"    def __class_getitem__(cls, item):\n"
-            f"        return cls\n")
-
-
-def stubbed_text(text: str, names: dict[str, str] | None, rule_for_all: str | None) -> str:
-    """`text` with the top-level definitions in `names` (name -> rule), or every top-level
-    class and function (`rule_for_all`), replaced by stubs; decorators go with them."""
-    tree = ast.parse(text)
-    lines = text.splitlines(keepends=True)
-    names = dict(names or {}) if not rule_for_all else {}
-    if names:
-        names = with_private_helpers(tree, names)
-    spans = []
-    for node in _top_nodes(tree):
-        if not isinstance(node, DEFS):
-            continue
-        rule = rule_for_all if rule_for_all else names.get(node.name)
-        if rule is None:
-            continue
-        start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
-        indent = " " * node.col_offset
-        stub = stub_source(node.name, rule, isinstance(node, ast.ClassDef))
-        stub = "".join(indent + line if line.strip() else line
-                       for line in stub.splitlines(keepends=True))
-        spans.append((start, node.end_lineno, stub))
-    for start, end, stub in sorted(spans, reverse=True):
-        lines[start:end] = [stub]
-    return "".join(lines)
-
-
-def with_private_helpers(tree: ast.Module, names: dict[str, str]) -> dict[str, str]:
-    """`names` plus the module's private top-level functions (`_name`) that only the
-    definitions being removed use (scipy's `_unequal_var_ttest_denom`: the Welch part of
-    `ttest_ind`)."""
-    names = dict(names)
-    nodes = [n for n in _top_nodes(tree) if not isinstance(n, (ast.If, ast.Try))]
-    while True:
-        used: set[str] = set()
-        for node in nodes:
-            if isinstance(node, DEFS) and node.name in names:
-                continue
-            used |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-            used |= {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
-            if isinstance(node, ast.Assign):  # __all__ and other string references
-                used |= {n.value for n in ast.walk(node) if isinstance(n, ast.Constant)
-                         and isinstance(n.value, str)}
-        extra = {n.name: next(iter(names.values())) for n in nodes
-                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and n.name.startswith("_") and not n.name.startswith("__")
-                 and n.name not in names and n.name not in used
-                 and any(n.name in {m.id for m in ast.walk(d) if isinstance(m, ast.Name)}
-                         for d in nodes if isinstance(d, DEFS) and d.name in names)}
-        if not extra:
-            return names
-        names.update(extra)
-
-
-def masked_text(rule: str) -> str:
-    return f"raise ImportError({MESSAGE.format(rule=rule)!r})\n"
 
 
 def loaded_modules(modules: list[str]) -> set[str]:
@@ -260,7 +172,8 @@ def cache_key(rules: tuple[str, ...], dirs: list[str]) -> str:
     """Changes with the rules, the interpreter, this generator, and the installed version of
     each package a rule names (its `__init__.py`'s size and mtime)."""
     parts = [sys.version, *sorted(rules)]
-    parts.append(hashlib.sha256(Path(__file__).read_bytes()).hexdigest())
+    for generator in (Path(__file__), Path(__file__).with_name("view_stubs.py")):
+        parts.append(hashlib.sha256(generator.read_bytes()).hexdigest())
     for top in sorted({r.lstrip("!").split(".")[0] for r in rules}):
         path = module_path(top, dirs)
         if path is not None:
@@ -402,7 +315,7 @@ def reexports(rule: str, path: Path, dirs: list[str]) -> list[tuple[Path, str]]:
                if isinstance(node, ast.ImportFrom) for a in node.names}
     out = []
     tree = ast.parse(source_file(path).read_text(encoding="utf-8"))
-    for node in _top_nodes(tree):
+    for node in top_nodes(tree):
         if not isinstance(node, ast.ImportFrom) or node.level or not node.module \
                 or node.module == rule or node.module.startswith(rule + "."):
             continue

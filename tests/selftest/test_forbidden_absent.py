@@ -70,3 +70,43 @@ def test_the_forbidden_object_is_not_found(name, technique, tmp_path, monkeypatc
         assert earned, f"{name} by {technique} earns nothing even without the view"
     else:
         assert not earned, f"{name}: {case['name']} found by {technique}: {earned}"
+
+
+LIBRARY = {  # a fake installed package: lib.stats re-exports lib._impl's definitions
+    "lib/__init__.py": "",
+    "lib/stats/__init__.py": "from ._impl import *\nfrom . import masked_arrays\n",
+    "lib/stats/_impl.py": (
+        "__all__ = ['ttest', 'other']\n\n\ndef deco(f):\n    return f\n\n\n"
+        "@deco\ndef ttest(a, b):\n    return _welch_denominator(a, b)\n\n\n"
+        "def _welch_denominator(a, b):\n    return a + b\n\n\n"
+        "def other(x):\n    return x\n\n\nclass Sampler:\n    pass\n"),
+    "lib/stats/masked_arrays.py": "def ttest(a, b):\n    return a - b\n",
+    "lib/unused.py": "def oracle():\n    return 1\n",
+}
+
+
+def test_the_view_stubs_what_the_rules_name_and_nothing_else(tmp_path, monkeypatch):
+    """A named definition (found through `import *`), the private helper only it uses, and a
+    module the package does not load are replaced; the rest of the module is unchanged."""
+    from autograder.sandbox import view
+
+    site = tmp_path / "site"
+    for rel, text in LIBRARY.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text(text)
+    monkeypatch.setattr(view, "import_dirs", lambda: [str(site)])
+    monkeypatch.setattr(view, "loaded_modules", lambda modules: set())
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    built = view.child_view(("lib.stats.ttest", "lib.unused"))
+    targets = {Path(target).relative_to(site).as_posix(): Path(source).read_text()
+               for source, target in built.mounts}
+    assert sorted(targets) == ["lib/stats/_impl.py", "lib/unused.py"]
+    impl = {}
+    exec(compile(targets["lib/stats/_impl.py"], "_impl.py", "exec"), impl)  # noqa: S102
+    assert impl["other"](3) == 3 and impl["__all__"] == ["ttest", "other"]
+    for name in ("ttest", "_welch_denominator"):
+        with pytest.raises(ImportError, match="module 'lib.stats.ttest' is forbidden"):
+            impl[name](1, 2)
+    assert "a + b" not in targets["lib/stats/_impl.py"]
+    assert targets["lib/unused.py"].startswith("raise ImportError(")
+    assert view.child_view(("lib.stats.ttest", "lib.unused")) == built  # from the cache
