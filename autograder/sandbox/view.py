@@ -11,19 +11,24 @@ over the original file (sandbox/bwrap.py), so the original is never loaded:
 - a class or function a rule names (found through the re-exports of the package's
   `__init__` files, `from x import *` included): the defining module is a generated copy in
   which that top-level definition is a stub (a function, or a class that cannot be
-  instantiated or subclassed) raising ImportError; every name the library imports stays
+  instantiated or subclassed) raising ImportError, and so are the module's private
+  functions only it uses (scipy's Welch denominator); every name the library imports stays
   importable, nothing of the original body remains;
 - a module the allowed package does not load (checked once by importing each rule's parent in
   a trusted interpreter): masked, a module whose import raises ImportError;
 - a module the allowed package loads (`torch.utils.data.distributed`): every top-level class
-  and function of its files is a stub;
+  and function of its files is a stub, and so is each public definition it re-exports from
+  elsewhere (`torch.func.jacrev` is torch._functorch's) unless the top-level package exports
+  it too (`torch.vmap`); a module the package needs beyond the rule's target
+  (`NEEDED_BY_THE_LIBRARY`, e.g. `scipy.stats._stats_py`) is kept, and the definitions the
+  other rules name are removed from it (mstats' own `ttest_ind`);
 - a package with exceptions below it (`transformers.models` but `!…gpt2`): a generated folder
   holding only its `__init__` and the excepted entries (bound from the original); the rest is
   absent, not even listed.
 
-A rule the view cannot remove (a compiled operator such as `torch.fake_quantize_per_tensor_affine`,
-not defined in Python source) is listed in `View.kept` with the reason; intake and the harness
-hook still enforce it statically. Each generated module comes with its bytecode (the children
+A rule the view does not remove (a kept module; a compiled operator such as
+`torch.fake_quantize_per_tensor_affine`, not defined in Python source) is listed in `View.kept`
+with the reason; intake and the harness hook still enforce it on imports. Each generated module comes with its bytecode (the children
 run with `-B` and read the `.pyc` files setup wrote), mounted over the original's `.pyc`.
 
 A view is built once per (rules, installed package files, this generator) and cached under
@@ -192,7 +197,10 @@ def child_view(rules) -> View:
     manifest = folder / "view.json"
     try:
         data = json.loads(manifest.read_text(encoding="utf-8"))
-        return View(tuple(map(tuple, data["mounts"])), tuple(map(tuple, data["kept"])))
+        cached = View(tuple(map(tuple, data["mounts"])), tuple(map(tuple, data["kept"])))
+        if all(os.path.exists(p) for mount in cached.mounts for p in mount):
+            return cached
+        shutil.rmtree(folder, ignore_errors=True)  # bytecode removed since: bwrap would fail
     except (OSError, ValueError, KeyError):
         pass
     folder.parent.mkdir(parents=True, exist_ok=True)
