@@ -28,8 +28,9 @@ over the original file (sandbox/bwrap.py), so the original is never loaded:
 
 A rule the view does not remove (a kept module; a compiled operator such as
 `torch.fake_quantize_per_tensor_affine`, not defined in Python source) is listed in `View.kept`
-with the reason; intake and the harness hook still enforce it on imports. Each generated module comes with its bytecode (the children
-run with `-B` and read the `.pyc` files setup wrote), mounted over the original's `.pyc`.
+with the reason; intake and the harness hook still enforce it on imports. Each generated
+module comes with its bytecode (the children run with `-B` and read the `.pyc` files setup
+wrote), mounted over the original's `.pyc`.
 
 A view is built once per (rules, installed package files, this generator) and cached under
 `$XDG_CACHE_HOME/autograder/views/` (default `~/.cache`); a cached view is a manifest read in
