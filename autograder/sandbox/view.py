@@ -315,23 +315,28 @@ def build(rules: tuple[str, ...], dirs: list[str], work: Path, final: Path) -> V
 
 
 def reexports(rule: str, path: Path, dirs: list[str]) -> list[tuple[Path, str]]:
-    """(file, name) of each definition the module `rule` re-exports from outside itself
-    (`torch.func.jacrev` is `torch._functorch.eager_transforms.jacrev`), but private ones and
-    those the top-level package re-exports too (`torch.vmap`: allowed)."""
+    """(file, name) of each definition the module `rule` re-exports from outside itself, in its
+    `__all__` (`torch.func.jacrev` is `torch._functorch.eager_transforms.jacrev`; not the
+    `Sampler` a module merely imports), but those the top-level package exports too
+    (`torch.vmap`: allowed)."""
     top = rule.split(".")[0]
     top_tree = ast.parse(source_file(module_path(top, dirs)).read_text(encoding="utf-8"))
     allowed = {a.asname or a.name for node in ast.walk(top_tree)
                if isinstance(node, ast.ImportFrom) for a in node.names}
     out = []
     tree = ast.parse(source_file(path).read_text(encoding="utf-8"))
+    exported = {n.value for node in top_nodes(tree) if isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+                for n in ast.walk(node.value) if isinstance(n, ast.Constant)}
     for node in top_nodes(tree):
         if not isinstance(node, ast.ImportFrom) or node.level or not node.module \
                 or node.module == rule or node.module.startswith(rule + "."):
             continue
         for alias in node.names:
             found = find_definition(node.module, alias.name, dirs)
-            if found is not None and found[0] == "def" and not alias.name.startswith("_") \
-                    and (alias.asname or alias.name) not in allowed:
+            name = alias.asname or alias.name
+            if found is not None and found[0] == "def" and name in exported \
+                    and name not in allowed:
                 file, _, name = found[1].partition("::")
                 out.append((Path(file), name))
     return out

@@ -78,14 +78,14 @@ LIBRARY = {  # a fake installed package: lib.stats re-exports lib._impl's defini
         "@deco\ndef ttest(a, b):\n    return _welch_denominator(a, b)\n\n\n"
         "def _welch_denominator(a, b):\n    return a + b\n\n\n"
         "def other(x):\n    return x\n\n\nclass Sampler:\n    pass\n"),
-    "lib/stats/masked_arrays.py": "def ttest(a, b):\n    return a - b\n",
+    "lib/stats/masked_arrays.py": ("from lib.stats._impl import Sampler, other\n"
+                                   "__all__ = ['ttest', 'other']\n\n\n"
+                                   "def ttest(a, b):\n    return a - b\n"),
     "lib/unused.py": "def oracle():\n    return 1\n",
 }
 
 
-def test_the_view_stubs_what_the_rules_name_and_nothing_else(tmp_path, monkeypatch):
-    """A named definition (found through `import *`), the private helper only it uses, and a
-    module the package does not load are replaced; the rest of the module is unchanged."""
+def fake_site(tmp_path, monkeypatch, loaded: set[str]) -> Path:
     from autograder.sandbox import view
 
     site = tmp_path / "site"
@@ -93,8 +93,17 @@ def test_the_view_stubs_what_the_rules_name_and_nothing_else(tmp_path, monkeypat
         (site / rel).parent.mkdir(parents=True, exist_ok=True)
         (site / rel).write_text(text)
     monkeypatch.setattr(view, "import_dirs", lambda: [str(site)])
-    monkeypatch.setattr(view, "loaded_modules", lambda modules: set())
+    monkeypatch.setattr(view, "loaded_modules", lambda modules: loaded & set(modules))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return site
+
+
+def test_the_view_stubs_what_the_rules_name_and_nothing_else(tmp_path, monkeypatch):
+    """A named definition (found through `import *`), the private helper only it uses, and a
+    module the package does not load are replaced; the rest of the module is unchanged."""
+    from autograder.sandbox import view
+
+    site = fake_site(tmp_path, monkeypatch, set())
     built = view.child_view(("lib.stats.ttest", "lib.unused"))
     targets = {Path(target).relative_to(site).as_posix(): Path(source).read_text()
                for source, target in built.mounts}
@@ -108,3 +117,19 @@ def test_the_view_stubs_what_the_rules_name_and_nothing_else(tmp_path, monkeypat
     assert "a + b" not in targets["lib/stats/_impl.py"]
     assert targets["lib/unused.py"].startswith("raise ImportError(")
     assert view.child_view(("lib.stats.ttest", "lib.unused")) == built  # from the cache
+
+
+def test_a_loaded_module_loses_its_definitions_and_what_it_re_exports(tmp_path, monkeypatch):
+    """A module rule the package loads: its own definitions and the public ones its `__all__`
+    re-exports from elsewhere are stubs; what it merely imports (Sampler) stays whole."""
+    from autograder.sandbox import view
+
+    site = fake_site(tmp_path, monkeypatch, {"lib.stats.masked_arrays"})
+    built = view.child_view(("lib.stats.masked_arrays",))
+    targets = {Path(target).relative_to(site).as_posix(): Path(source).read_text()
+               for source, target in built.mounts}
+    assert sorted(targets) == ["lib/stats/_impl.py", "lib/stats/masked_arrays.py"]
+    assert "return a - b" not in targets["lib/stats/masked_arrays.py"]
+    impl = targets["lib/stats/_impl.py"]
+    assert "def other(*args, **kwargs):" in impl and "class Sampler:\n    pass" in impl
+    assert "return _welch_denominator(a, b)" in impl
