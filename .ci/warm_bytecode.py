@@ -5,7 +5,9 @@ instead of 2.4 s). Importing the libraries (a fixed list, then what every assign
 common.py and reference import: `autograder.backends.warm.preload_list`) and building one tiny
 model of each kind the tests build makes Python write exactly the .pyc files a graded run
 reads, in a few seconds - instead of compiling all of site-packages. It writes them whatever
-the caller's PYTHONDONTWRITEBYTECODE says. Best effort: a missing library is skipped (the runner
+the caller's PYTHONDONTWRITEBYTECODE says. Then it builds each assignment's view of the
+installed packages (autograder/sandbox/view.py), which pairs its modules with that bytecode.
+Best effort: a missing library is skipped (the runner
 images run it too, without transformers or the engine: docker/Dockerfile)."""
 
 import importlib
@@ -54,6 +56,13 @@ def main() -> int:
                                transformers.LlamaForCausalLM)):
             model(config).eval()(torch.zeros(1, 3, dtype=torch.long))
     except Exception:  # noqa: BLE001 - best effort
+        pass
+    try:  # the children's view of each assignment's dotted rules, after the bytecode it pairs
+        from autograder.assignments import discover
+        from autograder.sandbox.view import child_view
+        for assignment in discover():
+            child_view(assignment.forbidden)
+    except Exception:  # noqa: BLE001 - best effort: the first graded run builds it otherwise
         pass
     return 0
 

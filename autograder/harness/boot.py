@@ -23,7 +23,8 @@ class ForbiddenImportBlocker(importlib.abc.MetaPathFinder):
     `importlib.import_module` with a computed name), not one a library makes for itself
     (`import torch` loads torch.func; transformers loads its models lazily). Submodules a
     library loads eagerly, attributes, and a computed attribute of a lazy module are stopped
-    statically at intake only (docs/WRITING_TESTS.md, "Forbidden")."""
+    statically at intake, and removed from the child's view of the packages by the sandbox
+    (autograder/sandbox/view.py; docs/WRITING_TESTS.md, "Forbidden")."""
 
     def __init__(self, names, impl=""):
         self.rules = tuple(names)

@@ -1,6 +1,7 @@
 """The namespaces layer: bubblewrap with new PID/network/IPC/UTS/mount namespaces: loopback
 only, a read-only view of /usr, the interpreter and its site-packages and the run folder, size-
-capped private tmpfs scratch, the run's events file writable, the forbidden modules masked."""
+capped private tmpfs scratch, the run's events file writable, the forbidden modules masked and
+what the dotted rules name replaced (sandbox/view.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from .policy import Limits
 from .uids import is_root
+from .view import child_view
 
 
 def layered_site_packages() -> list[str]:
@@ -145,6 +147,7 @@ def wrapper(run: Path, uid: int, gid: int, forbidden: list[str], writable: list[
         args += ["--ro-bind", str(p), str(p)]
         made.add(str(p))
     args += forbidden_masks(forbidden, run / ".masks")
+    args += child_view(forbidden).bwrap_args()
     for parent in reversed(run.parents):
         if str(parent) not in made:
             made.add(str(parent))

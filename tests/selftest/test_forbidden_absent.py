@@ -1,0 +1,135 @@
+"""Forbidden means absent (issue 36, autograder/sandbox/view.py): a submission that delegates a
+task to the library object a dotted rule names, found by a computed route (getattr on built
+names, `__subclasses__()`, another function's `__globals__`, `gc.get_objects()`, walking
+sys.modules, importlib by a built name; adversarial/forbidden_oracle.py), earns nothing on that
+task's tests: in the child the object is a stub or does not exist. Without the view each case
+earns points (`VIEWLESS=1` grades them so, to show it)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from autograder.assignments import load
+from autograder.grading.judge import grade_submission_root
+from autograder.sandbox.view import View
+
+HERE = Path(__file__).resolve().parent
+ORACLE = HERE / "adversarial" / "forbidden_oracle.py"
+DELEGATES = tomllib.loads((HERE / "adversarial" / "forbidden_delegates.toml").read_text())
+CASES = [(name, technique) for name, case in DELEGATES.items()
+         for technique in case["techniques"]]
+
+
+def pieces(text: str) -> str:
+    """A string literal split in two-character pieces: no constant names the object."""
+    return repr([text[i:i + 2] for i in range(0, len(text), 2)])
+
+
+def hostile(assignment, case: dict, technique: str, dest: Path) -> Path:
+    """The reference solution with one function delegating to the oracle found by `technique`."""
+    package = dest / assignment.package
+    shutil.copytree(assignment.solutions / assignment.package, package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    oracle = (ORACLE.read_text().replace("__TECHNIQUE__", technique)
+              .replace("__MODULE__", pieces(case["module"]))
+              .replace("__NAME__", pieces(case["name"]))
+              .replace("__ANCHOR__", pieces(case["anchor"])))
+    (package / "_oracle.py").write_text(oracle)
+    with open(package / case["file"], "a", encoding="utf-8") as f:
+        f.write(case["append"])
+    return dest
+
+
+def ids_of(assignment, test_file: str) -> frozenset[str]:
+    """The public tests of `test_file` (the hidden child imports through the same view)."""
+    path = assignment.tests_dir / "public" / test_file
+    return frozenset(line.split("(")[0][4:] for line in path.read_text().splitlines()
+                     if line.startswith("def test_"))
+
+
+@pytest.mark.parametrize("name, technique", CASES, ids=[f"{n}-{t}" for n, t in CASES])
+def test_the_forbidden_object_is_not_found(name, technique, tmp_path, monkeypatch):
+    viewless = bool(os.environ.get("VIEWLESS"))
+    if viewless:  # the mutant: the sandbox without the view
+        monkeypatch.setattr("autograder.sandbox.bwrap.child_view", lambda rules: View())
+    assignment, case = load(name), DELEGATES[name]
+    ids = frozenset(case.get("tests", ())) or ids_of(assignment, case["test_file"])
+    grade = grade_submission_root(assignment, hostile(assignment, case, technique, tmp_path),
+                                  visibilities=("public",), ids=ids)
+    assert grade.problems == [], grade.problems  # past intake: nothing static shows
+    assert {t.id for t in grade.tests} == ids
+    earned = [f"{t.visibility}/{t.id}" for t in grade.tests if t.passed]
+    if viewless:
+        assert earned, f"{name} by {technique} earns nothing even without the view"
+    else:
+        assert not earned, f"{name}: {case['name']} found by {technique}: {earned}"
+
+
+LIBRARY = {  # a fake installed package: lib.stats re-exports lib._impl's definitions
+    "lib/__init__.py": "",
+    "lib/stats/__init__.py": "from ._impl import *\nfrom . import masked_arrays\n",
+    "lib/stats/_impl.py": (
+        "__all__ = ['ttest', 'other']\n\n\ndef deco(f):\n    return f\n\n\n"
+        "@deco\ndef ttest(a, b):\n    return _welch_denominator(a, b)\n\n\n"
+        "def _welch_denominator(a, b):\n    return a + b\n\n\n"
+        "def other(x):\n    return x\n\n\nclass Sampler:\n    pass\n"),
+    "lib/stats/masked_arrays.py": ("from lib.stats._impl import Sampler, other\n"
+                                   "__all__ = ['ttest', 'other']\n\n\n"
+                                   "def ttest(a, b):\n    return a - b\n"),
+    "lib/unused.py": "def oracle():\n    return 1\n",
+}
+
+
+def fake_site(tmp_path, monkeypatch, loaded: set[str]) -> Path:
+    from autograder.sandbox import view
+
+    site = tmp_path / "site"
+    for rel, text in LIBRARY.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_text(text)
+    monkeypatch.setattr(view, "import_dirs", lambda: [str(site)])
+    monkeypatch.setattr(view, "loaded_modules", lambda modules: loaded & set(modules))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return site
+
+
+def test_the_view_stubs_what_the_rules_name_and_nothing_else(tmp_path, monkeypatch):
+    """A named definition (found through `import *`), the private helper only it uses, and a
+    module the package does not load are replaced; the rest of the module is unchanged."""
+    from autograder.sandbox import view
+
+    site = fake_site(tmp_path, monkeypatch, set())
+    built = view.child_view(("lib.stats.ttest", "lib.unused"))
+    targets = {Path(target).relative_to(site).as_posix(): Path(source).read_text()
+               for source, target in built.mounts}
+    assert sorted(targets) == ["lib/stats/_impl.py", "lib/unused.py"]
+    impl = {}
+    exec(compile(targets["lib/stats/_impl.py"], "_impl.py", "exec"), impl)  # noqa: S102
+    assert impl["other"](3) == 3 and impl["__all__"] == ["ttest", "other"]
+    for name in ("ttest", "_welch_denominator"):
+        with pytest.raises(ImportError, match="module 'lib.stats.ttest' is forbidden"):
+            impl[name](1, 2)
+    assert "a + b" not in targets["lib/stats/_impl.py"]
+    assert targets["lib/unused.py"].startswith("raise ImportError(")
+    assert view.child_view(("lib.stats.ttest", "lib.unused")) == built  # from the cache
+
+
+def test_a_loaded_module_loses_its_definitions_and_what_it_re_exports(tmp_path, monkeypatch):
+    """A module rule the package loads: its own definitions and the public ones its `__all__`
+    re-exports from elsewhere are stubs; what it merely imports (Sampler) stays whole."""
+    from autograder.sandbox import view
+
+    site = fake_site(tmp_path, monkeypatch, {"lib.stats.masked_arrays"})
+    built = view.child_view(("lib.stats.masked_arrays",))
+    targets = {Path(target).relative_to(site).as_posix(): Path(source).read_text()
+               for source, target in built.mounts}
+    assert sorted(targets) == ["lib/stats/_impl.py", "lib/stats/masked_arrays.py"]
+    assert "return a - b" not in targets["lib/stats/masked_arrays.py"]
+    impl = targets["lib/stats/_impl.py"]
+    assert "def other(*args, **kwargs):" in impl and "class Sampler:\n    pass" in impl
+    assert "return _welch_denominator(a, b)" in impl
