@@ -32,17 +32,21 @@ class GradedSpec:
     points: float
     cases: Callable[[Any], Any] | None
     timeout: float | None
+    shared_seed: str | None = None  # tests naming the same key draw their inputs from one seed
 
 
 def graded(points: float, cases: Callable | None = None, timeout: float | None = None,
-           id: str | None = None) -> Callable:
+           id: str | None = None, shared_seed: str | None = None) -> Callable:
     """Mark a test as graded: `points` for it, stored inputs from `cases(rng)`, optional wall
-    `timeout` in seconds (default: the assignment's), explicit `id` (default: function name)."""
+    `timeout` in seconds (default: the assignment's), explicit `id` (default: function name).
+    `shared_seed`: tests that name the same key get an rng seeded from that key instead of
+    their id, so that the same generator gives them the same inputs (one multi-process run
+    serving a whole file), in the published and in the graded input set alike."""
     if not isinstance(points, (int, float)) or points < 0:
         raise ValueError("points must be a non-negative number")
 
     def mark(fn: Callable) -> Callable:
-        fn._graded = GradedSpec(id or fn.__name__, float(points), cases, timeout)
+        fn._graded = GradedSpec(id or fn.__name__, float(points), cases, timeout, shared_seed)
         return fn
 
     return mark

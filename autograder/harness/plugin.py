@@ -244,7 +244,8 @@ class GradedRun:
 
     def cases_for(self, spec: GradedSpec, path: Path) -> Any:
         if self.config is not None and self.config.mode == "gen":
-            rng = np.random.default_rng(case_seed(self.config.assignment, spec.id,
+            rng = np.random.default_rng(case_seed(self.config.assignment,
+                                                  spec.shared_seed or spec.id,
                                                   self.config.seed_salt))
             data = encode(spec.cases(rng))
             self.generated[spec.id] = data

@@ -111,10 +111,18 @@ def test_published_goldens_earn_nothing(name: str, mode: str, tmp_path: Path) ->
     assert told, "the student is told the code is right only on the published inputs"
 
 
+# Public tests whose answer is the job's structure, not its inputs: the published goldens pass
+# them on any input set, so they carry 0 points in grade (their task keeps its other tests).
+VERDICTS = {
+    ("ddp", "test_whole_job_joins"): "a 2 x 2 job's ranks, world size and group are what "
+                                     "SPEC 5.6 fixes for the public test",
+}
+
+
 @pytest.mark.parametrize("name", sorted(ASSIGNMENTS))
 def test_graded_set_is_fresh_and_complete(name: str) -> None:
     """Every public test has a graded twin on inputs that differ from the published ones,
-    worth the same points, in the same task."""
+    worth the same points, in the same task (but the few VERDICTS, worth 0 in grade)."""
     assignment = ASSIGNMENTS[name]
     public, graded = load_store(assignment, "public"), load_store(assignment, GRADED_INPUTS)
     assert graded.tests.keys() == public.tests.keys()
@@ -122,5 +130,6 @@ def test_graded_set_is_fresh_and_complete(name: str) -> None:
     published, fresh = load_inputs(assignment, "public"), load_inputs(assignment, GRADED_INPUTS)
     for tid, spec in public.tests.items():
         twin = graded.tests[tid]
-        assert (twin.points, twin.task) == (spec.points, spec.task), tid
+        points = 0.0 if (name, tid) in VERDICTS else spec.points
+        assert (twin.points, twin.task) == (points, spec.task), tid
         assert tid in fresh and fresh[tid] != published.get(tid), f"{tid}: no fresh inputs"

@@ -25,20 +25,23 @@ def valid_cases(rng: np.random.Generator) -> list:
     return [torchrun_env(rng) for _ in range(8)]
 
 
-GOOD = {"RANK": "1", "WORLD_SIZE": "4", "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2",
-        "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500"}
-
-
-def broken_cases(rng: np.random.Generator) -> list:
-    """A good environment with one edit each: (what is wrong, the environment)."""
-    good = GOOD
+def broken_cases(rng: np.random.Generator) -> dict:
+    """A drawn good environment, and that environment with one edit each: (what is wrong, the
+    environment)."""
+    nnodes, nproc = int(rng.integers(2, 5)), int(rng.integers(2, 9))
+    node, local = int(rng.integers(0, nnodes)), int(rng.integers(0, nproc))
+    world = nnodes * nproc
+    good = {"RANK": str(node * nproc + local), "WORLD_SIZE": str(world), "LOCAL_RANK": str(local),
+            "LOCAL_WORLD_SIZE": str(nproc), "MASTER_ADDR": "127.0.0.1",
+            "MASTER_PORT": str(int(rng.integers(1024, 65536)))}
     edits = [
         {"RANK": None}, {"WORLD_SIZE": None}, {"LOCAL_RANK": None},
         {"LOCAL_WORLD_SIZE": None}, {"MASTER_ADDR": None}, {"MASTER_PORT": None},
         {"MASTER_ADDR": ""}, {"RANK": ""}, {"WORLD_SIZE": "  "}, {"MASTER_ADDR": "  "},
-        {"RANK": "one"}, {"WORLD_SIZE": "4.0"}, {"MASTER_PORT": "http"},
+        {"RANK": "one"}, {"WORLD_SIZE": f"{world}.0"}, {"MASTER_PORT": "http"},
         {"MASTER_PORT": "0"}, {"MASTER_PORT": "65536"},
-        {"RANK": "4"}, {"RANK": "9"}, {"LOCAL_RANK": "2"}, {"RANK": "-1"}, {"WORLD_SIZE": "0"},
+        {"RANK": str(world)}, {"RANK": str(world + int(rng.integers(1, 9)))},
+        {"LOCAL_RANK": str(nproc)}, {"RANK": "-1"}, {"WORLD_SIZE": "0"},
     ]
     cases = []
     for edit in edits:
@@ -47,7 +50,7 @@ def broken_cases(rng: np.random.Generator) -> list:
         (key, value), = edit.items()
         cases.append({"why": f"{key} missing" if value is None else f"{key}={value!r}",
                       "environ": env})
-    return cases
+    return {"good": good, "broken": cases}
 
 
 @graded(points=3, cases=valid_cases)
@@ -60,6 +63,6 @@ def test_reads_torchrun_environment(rec, cases):
 def test_rejects_broken_environment(rec, cases):
     """ValueError for each broken environment, and the right fields for the good one they were
     edited from (raising everywhere earns nothing)."""
-    for i, c in enumerate(cases):
+    for i, c in enumerate(cases["broken"]):
         rec.raises(f"broken[{i}] {c['why']}: raises", clean_call, dist_env_from, c["environ"])
-    record_env(rec, "good", GOOD)
+    record_env(rec, "good", cases["good"])

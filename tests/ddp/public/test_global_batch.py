@@ -27,24 +27,28 @@ def test_global_batch_and_tokens(rec, cases):
 
 
 def bad_cases(rng: np.random.Generator) -> list:
-    good = [4, 2, 8, 1024]
+    """A drawn valid (micro_batch, grad_accum, dp, seq_len), each argument made 0 and -1 in
+    turn; the valid one last."""
+    good = [int(rng.integers(1, 65)), int(rng.integers(1, 17)), int(rng.integers(1, 129)),
+            int(rng.choice([512, 1024, 2048, 4096, 8192]))]
     cases = []
     for position in range(4):
         for bad in (0, -1):
             args = list(good)
             args[position] = bad
             cases.append(args)
-    return cases
+    return cases + [good]
 
 
 @graded(points=1, cases=bad_cases)
 def test_rejects_non_positive(rec, cases):
     """ValueError for each non-positive argument, and the right sizes for the valid arguments
     they were edited from (raising everywhere earns nothing)."""
-    for args in cases:
+    *bad, good = cases
+    for args in bad:
         rec.raises(f"tokens_per_step{tuple(args)}", clean_call, tokens_per_step, *args)
         if args[3] > 0:
             rec.raises(f"global_batch_size{tuple(args[:3])}", clean_call, global_batch_size,
                        *args[:3])
-    record_global_batch(rec, "valid", {"micro_batch": 4, "grad_accum": 2, "dp": 8,
-                                       "seq_len": 1024})
+    record_global_batch(rec, "valid", dict(zip(("micro_batch", "grad_accum", "dp", "seq_len"),
+                                               good)))

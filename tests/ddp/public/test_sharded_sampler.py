@@ -57,7 +57,11 @@ def test_set_epoch_reshuffles(rec, cases):
 
 
 def bad_rank_cases(rng: np.random.Generator) -> list:
-    return [{"rank": 2, "replicas": 2}, {"rank": 5, "replicas": 3}, {"rank": -1, "replicas": 4}]
+    """Ranks just past, far past and below the range of a drawn number of replicas."""
+    n = [int(k) for k in rng.integers(2, 8, size=3)]
+    return [{"rank": n[0], "replicas": n[0]}, {"rank": n[1] + int(rng.integers(1, 9)),
+                                               "replicas": n[1]},
+            {"rank": -int(rng.integers(1, 4)), "replicas": n[2]}]
 
 
 @graded(points=1, cases=bad_rank_cases)

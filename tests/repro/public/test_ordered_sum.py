@@ -23,9 +23,16 @@ def random_cases(rng: np.random.Generator) -> list:
 
 
 def textbook_cases(rng: np.random.Generator) -> list:
-    """1e8 + 1 - 1e8 + 1 in float32, in all 24 orders: 1e8 + 1 rounds back to 1e8."""
-    values = np.array([1e8, 1.0, -1e8, 1.0], dtype=np.float32)
-    return [{"values": values, "order": list(p)} for p in itertools.permutations(range(4))]
+    """1e8 + 1 - 1e8 + 1 in float32, in all 24 orders: 1e8 + 1 rounds back to 1e8; then the
+    same with a drawn big value (a multiple of 8 in [1e8, 1.3e8]: its float32 spacing is 8) and
+    small ones (2 or 3, and 1 to 3: each below half that spacing)."""
+    big = 8.0 * int(rng.integers(12_500_000, 16_250_000))
+    small = [float(rng.integers(2, 4)), float(rng.integers(1, 4))]
+    cases = []
+    for values in ([1e8, 1.0, -1e8, 1.0], [big, small[0], -big, small[1]]):
+        cases += [{"values": np.array(values, dtype=np.float32), "order": list(p)}
+                  for p in itertools.permutations(range(4))]
+    return cases
 
 
 @graded(points=3, cases=random_cases)

@@ -44,6 +44,11 @@ def significance_cases(rng: np.random.Generator) -> list:
     for alpha in (0.01, 0.1, 0.5):
         cases.append({"a": group(rng, 4, 0.0, 1.0), "b": group(rng, 7, 1.0, 1.0), "alpha": alpha})
     cases.append({"a": [1.0, 1.0, 1.0], "b": [2.0, 2.0], "alpha": None})
+    for clear in rng.integers(0, 2, size=6):  # clearly different (5 sd apart), or one group twice
+        a = group(rng, int(rng.integers(3, 8)), 0.0, 1.0)
+        b = group(rng, int(rng.integers(3, 8)), 5.0, 0.2) if clear else list(a)
+        cases.append({"a": a, "b": b, "alpha": None})
+    cases = [cases[i] for i in rng.permutation(len(cases))]
     cases.append({"a": [1.0, 1.0, 1.0], "b": [1.0, 1.0], "alpha": None})
     return cases
 
