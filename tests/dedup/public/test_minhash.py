@@ -27,12 +27,17 @@ def contract_cases(rng):
 
 
 def union_cases(rng):
-    return [{"a": random_shingles(rng, int(rng.integers(1, 60))),
-             "b": random_shingles(rng, int(rng.integers(1, 60)))} for _ in range(6)]
+    """Two disjoint small sets, then overlapping pairs of drawn sizes and Jaccard (the check ties
+    each signature pair to its stored sets through their agreement)."""
+    cases = [{"a": random_shingles(rng, int(rng.integers(1, 60))),
+              "b": random_shingles(rng, int(rng.integers(1, 60)))} for _ in range(2)]
+    return cases + [pair_with_jaccard(rng, int(rng.integers(40, 120)), float(j), f"u{i}_")
+                    for i, j in enumerate(rng.uniform(0.1, 1.0, size=6))]
 
 
 def estimator_cases(rng):
-    jacs = [0.05, 0.2, 0.35, 0.5, 0.5, 0.65, 0.8, 0.9, 0.95, 1.0]
+    """Pairs across the whole range of Jaccard: the ends fixed, the rest drawn."""
+    jacs = [0.05, *np.sort(rng.uniform(0.1, 0.95, size=8)).tolist(), 1.0]
     return {"num_perm": 512, "pairs": [pair_with_jaccard(rng, 200, j, f"p{i}_")
                                        for i, j in enumerate(jacs)]}
 
