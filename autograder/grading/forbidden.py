@@ -19,23 +19,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
+from ..sandbox.rules import covers, deciding_rule
 
-def covers(rule: str, name: str) -> bool:
-    return name == rule or name.startswith(rule + ".")
-
-
-def deciding_rule(rules: Iterable[str], name: str) -> str | None:
-    """The forbidden rule that forbids `name`, or None when no rule does or an exception
-    (`!rule`) at least as specific allows it."""
-    rules = tuple(rules)
-    if any(r.startswith("!") and r[1:].startswith(name + ".") for r in rules):
-        return None  # a package on the way to an exception (transformers.models -> .llama)
-    matching = [(len(r.lstrip("!")), r.startswith("!"), r) for r in rules
-                if covers(r.lstrip("!"), name)]
-    if not matching:
-        return None
-    _, is_exception, rule = max(matching)  # longest first; at a tie the exception wins
-    return None if is_exception else rule
+__all__ = ["covers", "deciding_rule"]
 
 
 def top_level(rules: Iterable[str]) -> list[str]:

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from importlib.util import cache_from_source
 from pathlib import Path
 
-from ..grading.forbidden import deciding_rule
+from .rules import deciding_rule
 from .view_stubs import DEFS, masked_text, stubbed_text, top_nodes
 
 # Modules a rule names that the allowed package loads and needs beyond what the rule is after
