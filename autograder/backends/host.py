@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 from pathlib import Path
 
 from ..sandbox import Capabilities, RunSandbox, readable_by_others
@@ -87,13 +88,25 @@ def kill_group(proc: subprocess.Popen) -> None:
 
 
 class HostBackend:
+    """Children on this machine: warm (zygote forks entering a sandbox bubblewrap built,
+    backends/warmbox.py) where that runs here, else the cold chain (`HostBox`)."""
+
     name = "host"
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.zygotes = None  # warmbox.WarmZygotes, made on first use
 
     def problem(self) -> str | None:
         return None
 
     def run(self, request: RunRequest) -> RunResult:
-        return run_tests(request, HostBox)
+        from . import warmbox  # imports this module
+
+        with self.lock:
+            if self.zygotes is None:
+                self.zygotes = warmbox.WarmZygotes()
+        return run_tests(request, self.zygotes.factory(request) or HostBox)
 
 
 BACKEND = HostBackend()
