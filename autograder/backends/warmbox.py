@@ -302,7 +302,8 @@ class WarmZygotes:
 
         def box(run: Path, req: RunRequest, caps: Capabilities) -> WarmBox:
             made = WarmBox(run, req, caps, zygote)
-            made.skip = skip
+            if skip:
+                made.skip = skip
             return made
 
         box.hidden_refusal = HostBox.hidden_refusal
