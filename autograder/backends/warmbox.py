@@ -48,6 +48,7 @@ READY_S = 300.0  # a zygote's imports on a loaded machine
 HOLDER_S = 30.0  # bubblewrap building a holder's sandbox
 MAX_FORKS = 256  # then the zygote is replaced (bounded drift of its state)
 MAX_ZYGOTES = 4  # per grader process (each holds 0.1-0.5 GB)
+ANSWER_S = 20.0  # a zygote's fork answer; past it the zygote is stopped and replaced
 NAMESPACES = ("user", "cgroup", "mnt", "ipc", "uts", "net", "pid")  # the order they are entered
 ZYGOTE_ENV = {"TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
 
@@ -91,8 +92,9 @@ class Zygote:
             self.sock.sendmsg([json.dumps(request).encode()],
                               [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
                                 b"".join(fd.to_bytes(4, sys.byteorder) for fd in fds))])
-            ready, _, _ = select.select([self.sock], [], [], 60)
-            if not ready:
+            ready, _, _ = select.select([self.sock], [], [], ANSWER_S)
+            if not ready:  # stopped or stuck: never wait on it again
+                self.proc.kill()
                 raise OSError("the zygote did not answer")
             message, got, _, _ = socket.recv_fds(self.sock, 1 << 16, 1)
         if not message or not got:

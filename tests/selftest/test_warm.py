@@ -88,7 +88,7 @@ def attack(toy, tmp_path: Path, name: str, monkeypatch, skip: tuple[str, ...],
     sub = submission(tmp_path, source, f"{name}-{'-'.join(skip) or 'real'}")
     grade = grade_submission_root(toy, sub, policy=POLICY)
     monkeypatch.setattr(warmbox.WarmBox, "skip", ())
-    assert grade.run.path == "warm", grade.problems
+    assert grade.run.path == "warm" or (skip and grade.run.path == "mixed"), grade.problems
     message = next(t.message for t in grade.tests if t.id == "test_add")
     seen = json.loads(message.split("SEEN")[1]) if "SEEN" in message else {"?": [message, *grade.problems]}
     return seen, grade
@@ -96,7 +96,9 @@ def attack(toy, tmp_path: Path, name: str, monkeypatch, skip: tuple[str, ...],
 
 # what the probe reports -> a broken entering sequence it gets through
 BROKEN = {
-    "zygote_memory": ("pid_fork", "uid", "caps"),
+    # (without the second fork the harness cannot start a thread: its PID namespace for
+    # children is not its own; so the broken sequence stays in the host's namespaces)
+    "zygote_memory": ("setns", "chroot", "uid", "caps"),
     "fds": ("close_fds",),
     # (the slot uid cannot read the host's interpreter under /root: it stays root)
     "host_root": ("setns", "chroot", "uid", "caps"),
@@ -141,7 +143,7 @@ def test_rng_shared_without_reseed(toy, tmp_path, monkeypatch, probe_fill):
     assert one["rng"][1] == two["rng"][1]  # numpy's global state, as the zygote left it
 
 
-@pytest.mark.parametrize("skip", [(), ("pid_fork", "uid", "caps")], ids=["real", "broken"])
+@pytest.mark.parametrize("skip", [(), ("setns", "chroot", "uid", "caps")], ids=["real", "broken"])
 def test_kill_zygote(toy, tmp_path, monkeypatch, skip):
     pid = zygote_pid(toy, monkeypatch)
     attack(toy, tmp_path, "warm_kill_zygote", monkeypatch, skip, ZYGOTE_PID=str(pid))
@@ -153,7 +155,7 @@ def test_kill_zygote(toy, tmp_path, monkeypatch, skip):
     assert graded(toy, toy.solutions, True, monkeypatch)[1]["score"] == 7  # the next student
 
 
-@pytest.mark.parametrize("skip", [(), ("cgroup", "setns", "uid", "caps")], ids=["real", "broken"])
+@pytest.mark.parametrize("skip", [(), ("cgroup", "setns", "chroot", "uid", "caps")], ids=["real", "broken"])
 def test_linger(toy, tmp_path, monkeypatch, skip):
     marker = f"warm-linger-{os.getpid()}-{len(skip)}"
     attack(toy, tmp_path, "warm_linger", monkeypatch, skip, MARKER=marker)

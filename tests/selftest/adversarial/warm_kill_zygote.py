@@ -4,7 +4,7 @@ so that the next student's children cannot start or are graded wrong."""
 import os
 import signal
 
-for target in (os.getppid(), __ZYGOTE_PID__):
+for target in (__ZYGOTE_PID__, os.getppid()):
     for sig in (signal.SIGSTOP, signal.SIGKILL):
         try:
             if target > 0:
