@@ -17,9 +17,11 @@ its own); fchdir to the holder's root, chroot("."), chdir to `workdir`, verifies
 drops the capability bounding set, sets groups, gid, uid; PR_SET_NO_NEW_PRIVS; a seccomp
 filter that refuses a new user namespace (clone/unshare with CLONE_NEWUSER: EPERM; clone3:
 ENOSYS, so glibc falls back to clone); clears every capability; forks once more (the PID
-namespace applies to children only) and waits for that child, exiting with its status. The
-grandchild verifies what it is (/proc/self/status: no capability, no_new_privs, seccomp, one
-thread), reseeds the RNGs and runs boot as `python boot config` would (boot.py ends with
+namespace applies to children only) and waits for that child, exiting with its status; that
+child, in the namespace, forks the test process and waits for it likewise (the test process's
+parent is then visible to it, as bwrap's init is to a cold child), which leads a session of
+its own. The test process verifies what it is (/proc/self/status: no capability,
+no_new_privs, seccomp, one thread), reseeds the RNGs and runs boot as `python boot config` would (boot.py ends with
 os._exit). A step that fails exits 71 with one line on stderr: never a partly sandboxed run.
 The server answers `{"pid": PID}` with a pidfd of the fork attached, reaps its children and
 exits when the socket closes and the children it forked have ended. It is a child subreaper:
@@ -199,6 +201,16 @@ def fresh_random_state() -> None:
         sys.modules["numpy.random"].seed()
 
 
+def wait_for(pid: int) -> None:
+    """In the parent of a fork: wait for that child and exit with its status; in the child
+    (pid 0): return."""
+    if pid == 0:
+        return
+    os.closerange(3, 2**16)
+    _, status = os.waitpid(pid, 0)
+    os._exit(os.waitstatus_to_exitcode(status) % 256)
+
+
 def child(req: dict, fds: list[int]) -> None:
     """In the fork: enter the sandbox, fork into its PID namespace, run boot; never returns."""
     skip = set(req.get("skip", ()))
@@ -206,12 +218,13 @@ def child(req: dict, fds: list[int]) -> None:
         lib = libc()
         enter(lib, req, fds, skip)
         if "pid_fork" not in skip:
-            pid = os.fork()
-            if pid != 0:
-                os.closerange(3, 2**16)
-                _, status = os.waitpid(pid, 0)
-                os._exit(os.waitstatus_to_exitcode(status) % 256)
+            wait_for(os.fork())  # outside the PID namespace: the pid the grader watches
             check(prctl(lib, PR_SET_PDEATHSIG, signal.SIGKILL) == 0, "PR_SET_PDEATHSIG")
+            # inside it: the test process's parent, as bwrap's init is a cold child's (so
+            # getppid() is not 0 and the process group the test process leads is its own)
+            wait_for(os.fork())
+            check(prctl(lib, PR_SET_PDEATHSIG, signal.SIGKILL) == 0, "PR_SET_PDEATHSIG")
+            os.setsid()
         if "pid_fork" not in skip:  # (outside the PID namespace /proc/self is not there)
             verify(skip)
         if "reseed" not in skip:

@@ -68,6 +68,29 @@ def test_minigrad_parity(tmp_path, monkeypatch):
         assert_parity(minigrad, root, monkeypatch)
 
 
+@pytest.mark.parametrize("course", ["toy", "ad_modes"])
+def test_mutant_records_parity(course, toy, tmp_path, monkeypatch):
+    """On the course's own mutants (toy, and ad_modes with torch preloaded), every test's
+    status, outcome, exception and observations are the same warm and cold."""
+    from autograder.authoring.mutants import load_mutants, materialize
+    from autograder.backends import base, run
+    from autograder.grading import store
+
+    assignment = toy if course == "toy" else load(course)
+    plan = base.TestPlan.from_stores(store.load_stores(assignment))
+    for i, mutant in enumerate(load_mutants(assignment)[:2]):
+        impl = materialize(assignment, mutant, tmp_path / str(i))
+        request = base.RunRequest(assignment, impl, "replay", plan, POLICY)
+        outcomes = {}
+        for switch in ("1", "0"):
+            monkeypatch.setenv(warmbox.ENV_SWITCH, switch)
+            result = run(request)
+            outcomes[result.path] = {i: (r.status, r.outcome, r.error_type, r.error_kind, r.obs)
+                                     for i, r in result.records.items()}
+        assert set(outcomes) == {"warm", "cold"} and outcomes["warm"], mutant.name
+        assert outcomes["warm"] == outcomes["cold"], mutant.name
+
+
 def zygote_pid(toy, monkeypatch) -> int:
     """The toy's zygote in this process (started by grading the solution warm)."""
     graded(toy, toy.solutions, True, monkeypatch)
