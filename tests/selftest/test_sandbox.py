@@ -540,10 +540,15 @@ def test_grader_killed_mid_run_leaves_nothing_running(toy_course, tmp_path, disa
         return out
 
     def is_graded_python(pid: int) -> bool:
+        """A cold child (`python ... boot.py`) or a warm one: a fork of the zygote inside the
+        sandbox's PID namespace (two levels of NSpid)."""
         try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            nspid = Path(f"/proc/{pid}/status").read_text().split("NSpid:")[1].split("\n")[0]
             return (Path(f"/proc/{pid}/comm").read_text().startswith("python")
-                    and b"boot.py" in Path(f"/proc/{pid}/cmdline").read_bytes())
-        except OSError:
+                    and (b"boot.py" in cmdline
+                         or (b"zygote.py" in cmdline and len(nspid.split()) > 1)))
+        except (OSError, IndexError):
             return False
 
     deadline = time.monotonic() + 30
