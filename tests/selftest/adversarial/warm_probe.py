@@ -6,7 +6,8 @@ visible message as SEEN{json}SEEN (each key true where the attack got through).
 zygote_memory: /proc/PID/mem, process_vm_readv and ptrace attach of the parent and of the
 zygote's host pid. fds: an inherited fd (a socket, a namespace, a folder). host_root: the
 canary file on the host through its path, `..`, /proc/self/root, /proc/self/cwd, /proc/1/root.
-other_runs: another run folder under /tmp; processes: the zygote or the grader in /proc.
+other_runs: another run folder under /tmp; processes: the zygote or the grader in /proc
+(its own parent aside).
 userns: unshare(CLONE_NEWUSER). rng: the first draws of random and numpy.random (compared
 across two children by the test).
 """
@@ -106,7 +107,8 @@ except OSError:
 
 found = []
 for pid in os.listdir("/proc"):
-    if not pid.isdigit() or int(pid) == os.getpid():
+    # (its own parent is the warm child's in-namespace waiter: a copy of itself, non-dumpable)
+    if not pid.isdigit() or int(pid) in (os.getpid(), os.getppid()):
         continue
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
