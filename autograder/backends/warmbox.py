@@ -14,8 +14,10 @@ tests or a submission), and holds no fd but its socket.
 
 `WarmZygotes.factory` answers the box class to use for a request: `WarmBox` where the warm path
 runs here, or None (the cold chain: `HostBox`) where the switch (`TRAINING_SYSTEMS_WARM=0`)
-forces cold, isolation is off, there is no namespaces layer, or the one-time probe (a child
-that enters a holder's sandbox) fails on this machine.
+forces cold, isolation is off, there is no namespaces layer, the one-time probe (a child
+that enters a holder's sandbox) fails on this machine, or the request has a single child
+(public tests only, or golden generation) and no zygote is up yet: a zygote's imports cost a
+cold child's, so it pays off from the second child.
 """
 
 from __future__ import annotations
@@ -273,13 +275,16 @@ class WarmZygotes:
         self.zygotes: OrderedDict[str, Zygote | None] = OrderedDict()
         atexit.register(self.close)
 
-    def get(self, assignment: Assignment) -> Zygote | None:
+    def get(self, assignment: Assignment, start: bool = True) -> Zygote | None:
+        """The assignment's zygote; with `start` False, only one already running."""
         key = f"{assignment.root}:{assignment.name}"
         with self.lock:
             zygote = self.zygotes.get(key)
             if zygote is not None and (not zygote.alive() or zygote.forks >= MAX_FORKS):
                 zygote.close()
                 self.zygotes.pop(key)
+            if key not in self.zygotes and not start:
+                return None
             if key not in self.zygotes:
                 try:
                     self.zygotes[key] = Zygote(preload_list(assignment), assignment.forbidden)
@@ -298,7 +303,10 @@ class WarmZygotes:
         if not enabled() or request.policy.mode == "none" or not caps.namespaces \
                 or probe(request.policy) is not None:
             return None
-        zygote = self.get(request.assignment)
+        # a zygote pays off from a run's second child: a lone child (`check`: public tests only;
+        # golden generation) starts cold unless the zygote is already up
+        zygote = self.get(request.assignment, start=len(request.visibilities) > 1
+                          and request.mode == "replay")
         if zygote is None:
             return None
 

@@ -445,7 +445,9 @@ def test_each_run_gets_its_own_cgroup_and_uid(toy, tmp_path, path, monkeypatch):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(box, "start", start_spy)
         mp.setattr(child_class, "kill", kill_spy)
-        grade_submission_root(toy, submission(tmp_path, source, "slow"), ("public",))
+        # (both visibilities: a lone public child starts cold until a zygote is up)
+        grade_submission_root(toy, submission(tmp_path, source, "slow"),
+                              ("public",) if path == "cold" else ("public", "hidden"))
     assert seen["pids"], "the child was not in the run's cgroup"
     assert SLOT_UID_BASE <= max(seen["uids"]) < SLOT_UID_BASE + SLOTS
     assert str(sandbox.Limits().memory) in seen["limits"]
