@@ -3,7 +3,9 @@ sandbox"), same machine, same run:
 
 - `check minigrad`, `check fusion` and `grade` of one fusion submission (the reference), each
   a fresh grader process: warm (`TRAINING_SYSTEMS_WARM=1`: the zygote starts in that process,
-  its imports are on the wall-clock path) vs cold (`TRAINING_SYSTEMS_WARM=0`);
+  its imports are on the wall-clock path; a lone child, `check`'s, starts cold unless a zygote
+  is up, so the check rows compare the switch, not two paths) vs cold
+  (`TRAINING_SYSTEMS_WARM=0`);
 - a graded fusion submission in a grader process whose zygote is already up (what `bulk`,
   `selftest`, `demo` and `check --watch` pay per submission after the first) vs cold in the
   same process.
