@@ -15,9 +15,9 @@ tests or a submission), and holds no fd but its socket.
 `WarmZygotes.factory` answers the box class to use for a request: `WarmBox` where the warm path
 runs here, or None (the cold chain: `HostBox`) where the switch (`TRAINING_SYSTEMS_WARM=0`)
 forces cold, isolation is off, there is no namespaces layer, the one-time probe (a child
-that enters a holder's sandbox) fails on this machine, or the request has a single child
-(public tests only, or golden generation) and no zygote is up yet: a zygote's imports cost a
-cold child's, so it pays off from the second child.
+that enters a holder's sandbox) fails on this machine, or it is the process's first request
+for the assignment and has a single child (public tests only, or golden generation): a
+zygote's imports cost a cold child's, so it pays off from its second child.
 """
 
 from __future__ import annotations
@@ -273,6 +273,7 @@ class WarmZygotes:
     def __init__(self):
         self.lock = threading.Lock()
         self.zygotes: OrderedDict[str, Zygote | None] = OrderedDict()
+        self.asked: set[str] = set()  # assignments a run was asked for
         atexit.register(self.close)
 
     def get(self, assignment: Assignment, start: bool = True) -> Zygote | None:
@@ -303,10 +304,14 @@ class WarmZygotes:
         if not enabled() or request.policy.mode == "none" or not caps.namespaces \
                 or probe(request.policy) is not None:
             return None
-        # a zygote pays off from a run's second child: a lone child (`check`: public tests only;
-        # golden generation) starts cold unless the zygote is already up
-        zygote = self.get(request.assignment, start=len(request.visibilities) > 1
-                          and request.mode == "replay")
+        # a zygote pays off from its second child: a process's first run of an assignment with
+        # a lone child (`check`: public tests only; golden generation) starts cold
+        key = f"{request.assignment.root}:{request.assignment.name}"
+        with self.lock:
+            again = key in self.asked
+            self.asked.add(key)
+        zygote = self.get(request.assignment, start=again or (
+            len(request.visibilities) > 1 and request.mode == "replay"))
         if zygote is None:
             return None
 
