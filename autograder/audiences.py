@@ -38,7 +38,7 @@ RELEASE_ENGINE = frozenset({
     "__init__.py", "__main__.py", "assignments.py", "atomic.py", "audiences.py", "cli.py",
     "harness", "sandbox", "authoring/__init__.py", "authoring/contract.py",
     "backends/__init__.py", "backends/base.py", "backends/host.py", "backends/runner.py",
-    "backends/preload.py", "backends/warmbox.py", "backends/zygote.py",
+    "backends/hostbox.py", "backends/preload.py", "backends/warmbox.py", "backends/zygote.py",
     "backends/timeouts.py", "grading/__init__.py", "grading/compare.py", "grading/forbidden.py",
     "grading/found_instead.py", "grading/gradescope_schema.json", "grading/intake.py",
     "grading/judge.py", "grading/local.py", "grading/report.py", "grading/results.py",

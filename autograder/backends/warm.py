@@ -31,7 +31,7 @@ from pathlib import Path
 from ..assignments import Assignment
 from ..sandbox import Capabilities, scrubbed_env
 from .base import Child, RunRequest, RunResult
-from .host import HostBox
+from .hostbox import HostBox
 from .preload import preload_list
 from .runner import run_tests
 

@@ -41,7 +41,7 @@ from pathlib import Path
 from ..assignments import Assignment
 from ..sandbox import Capabilities, RunSandbox, SandboxPolicy, capabilities, scrubbed_env
 from .base import Child, RunRequest
-from .host import HostBox, kill_group
+from .hostbox import HostBox, kill_group
 from .preload import preload_list
 
 ZYGOTE = Path(__file__).with_name("zygote.py")
