@@ -107,9 +107,12 @@ class Zygote:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def close(self) -> None:
-        """Close its socket: it exits once the children it forked have ended."""
+    def close(self, kill: bool = False) -> None:
+        """Close its socket: it exits once the children it forked have ended; with `kill`
+        (the grader process is ending), at once, even if stopped."""
         self.sock.close()
+        if kill:
+            self.proc.kill()
         threading.Thread(target=self.proc.wait, daemon=True).start()
 
 
@@ -328,7 +331,7 @@ class WarmZygotes:
         with self.lock:
             for zygote in self.zygotes.values():
                 if zygote is not None:
-                    zygote.close()
+                    zygote.close(kill=True)
             self.zygotes.clear()
 
 
