@@ -41,6 +41,7 @@ RELEASE_ENGINE = frozenset({
     "input_paths.py",
     "harness", "sandbox", "authoring/__init__.py", "authoring/contract.py",
     "backends/__init__.py", "backends/base.py", "backends/host.py", "backends/runner.py",
+    "backends/hostbox.py", "backends/preload.py", "backends/warmbox.py", "backends/zygote.py",
     "backends/timeouts.py", "grading/__init__.py", "grading/compare.py", "grading/forbidden.py",
     "grading/found_instead.py", "grading/gradescope_schema.json", "grading/intake.py",
     "grading/judge.py", "grading/local.py", "grading/report.py", "grading/results.py",

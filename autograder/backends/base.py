@@ -109,17 +109,20 @@ class RunResult:
     stderr_tail: str
     restarts: int
     wall_s: float
+    # how its children started: "warm" (zygote forks entering the sandbox), "cold" (a fresh
+    # interpreter per child), "mixed" (the zygote refused some)
+    path: str = "cold"
 
     def to_json(self) -> dict:
         return {"records": {k: r.to_json() for k, r in self.records.items()},
                 "collect_errors": list(self.collect_errors), "stderr_tail": self.stderr_tail,
-                "restarts": self.restarts, "wall_s": self.wall_s}
+                "restarts": self.restarts, "wall_s": self.wall_s, "path": self.path}
 
     @classmethod
     def from_json(cls, data: dict) -> RunResult:
         return cls({k: TestRecord.from_json(r) for k, r in data["records"].items()},
                    [str(e) for e in data["collect_errors"]], str(data["stderr_tail"]),
-                   int(data["restarts"]), float(data["wall_s"]))
+                   int(data["restarts"]), float(data["wall_s"]), str(data.get("path", "cold")))
 
 
 @dataclass(frozen=True)

@@ -1,101 +1,37 @@
-"""The host backend: children run on this machine inside `autograder.sandbox`. `HostBox` is
-the `ChildBox` the runner drives for it (the docker backend's `ContainerBox` is the other)."""
+"""The host backend: children run on this machine inside `autograder.sandbox`, warm (forks of
+a zygote entering the sandbox bubblewrap built: backends/warmbox.py) where that runs here, else
+through the cold chain (`HostBox`, backends/hostbox.py)."""
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-from pathlib import Path
+import threading
 
-from ..assignments import GRADED_INPUTS
-from ..sandbox import Capabilities, RunSandbox, readable_by_others
-from .base import Child, RunRequest, RunResult
+from . import warmbox
+from .base import RunRequest, RunResult
+from .hostbox import HostBox, HostChild, kill_group
 from .runner import run_tests
 
-
-class HostChild:
-    """A child process on this machine, in its own process group."""
-
-    def __init__(self, proc: subprocess.Popen):
-        self.proc = proc
-
-    def poll(self) -> int | None:
-        return self.proc.poll()
-
-    def kill(self) -> None:
-        kill_group(self.proc)
-
-
-class HostBox:
-    """The host sandbox (`autograder.sandbox.RunSandbox`) as a ChildBox."""
-
-    @staticmethod
-    def hidden_refusal(request: RunRequest, caps: Capabilities) -> str | None:
-        """Why this machine cannot keep the hidden goldens unreadable to the child (None: it
-        can). With the namespaces layer they are not mounted; without it the child must run as
-        a uid of its own (the user layer) AND the goldens must be unreadable to other users.
-        Only `--isolation auto` replays of untrusted code are judged (strict has both layers;
-        none is off; golden generation replays the course's own mutants)."""
-        if request.mode != "replay" or request.trusted or request.policy.mode != "auto" \
-                or caps.namespaces:
-            return None
-        no_ns = f"no namespaces layer ({caps.why.get('namespaces', 'missing')})"
-        if not caps.user:
-            return (f"hidden tests NOT RUN: with {no_ns} and no separate uid "
-                    f"({caps.why.get('user', 'missing')}), the submitted code could read the "
-                    f"hidden goldens; install bubblewrap or run the grader as root")
-        if any(readable_by_others(request.assignment.goldens_path(store))
-               for store in ("hidden", GRADED_INPUTS)):
-            return (f"hidden tests NOT RUN: with {no_ns}, the hidden goldens must be unreadable "
-                    f"to other users and they are not (chmod -R go-rwx the course's tests "
-                    f"folder, or install bubblewrap)")
-        return None
-
-    def __init__(self, run: Path, request: RunRequest, caps: Capabilities):
-        self.sandbox = RunSandbox(run, request.policy, caps)
-        self.run = run
-
-    def new_output_file(self, path: Path) -> Path:
-        return self.sandbox.new_output_file(path)
-
-    def start(self, boot: Path, config: Path, writable: list[Path], forbidden: list[str],
-              stdout: Path, stderr: Path) -> Child:
-        cmd = self.sandbox.command(boot, config, writable, forbidden)
-        with open(stdout, "wb") as out, open(stderr, "wb") as err:
-            proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.DEVNULL,
-                                    stdout=out, stderr=err, cwd=self.run / "work",
-                                    start_new_session=True,
-                                    preexec_fn=cmd.preexec)  # noqa: PLW1509 (None with prlimit)
-        return HostChild(proc)
-
-    def after_child(self) -> None:
-        self.sandbox.after_child()
-
-    def close(self) -> None:
-        self.sandbox.close()
-
-
-def kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL the process group `proc` leads and reap `proc` (bounded wait)."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
+__all__ = ["BACKEND", "HostBackend", "HostBox", "HostChild", "kill_group"]
 
 
 class HostBackend:
+    """Children on this machine: warm (zygote forks entering a sandbox bubblewrap built,
+    backends/warmbox.py) where that runs here, else the cold chain (`HostBox`)."""
+
     name = "host"
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.zygotes = None  # warmbox.WarmZygotes, made on first use
 
     def problem(self) -> str | None:
         return None
 
     def run(self, request: RunRequest) -> RunResult:
-        return run_tests(request, HostBox)
+        with self.lock:
+            if self.zygotes is None:
+                self.zygotes = warmbox.WarmZygotes()
+        return run_tests(request, self.zygotes.factory(request) or HostBox)
 
 
 BACKEND = HostBackend()

@@ -177,9 +177,11 @@ class); never raises for anything a child does.
     records: dict[str, TestRecord] = {}
     for f in folders:
         records.update(f.records)
+    paths = {p for f in folders for p in f.paths}
     return RunResult(records, [e for f in folders for e in f.collect_errors],
                      next((f.stderr_tail for f in folders if f.stderr_tail and not f.redact), ""),
-                     sum(f.restarts for f in folders), time.monotonic() - started)
+                     sum(f.restarts for f in folders), time.monotonic() - started,
+                     "mixed" if len(paths) > 1 else next(iter(paths), "cold"))
 
 
 class FolderRun:
@@ -201,6 +203,7 @@ class FolderRun:
         self.errors_cut, self.events_cut = 0, 0
         self.restarts, self.stderr_tail = 0, ""
         self.package_error: str | None = None  # the package's own import error, when seen
+        self.paths: list[str] = []  # how each child started (the box's `paths`; cold if none)
         limit = request.run_limit()
         self.hard_deadline = deadline + (MAX_RUN_FACTOR - 1) * limit
         self.redact = bool(set(visibilities) & set(request.redacted))
@@ -225,6 +228,7 @@ class FolderRun:
             box = self.make_box(run, req, self.caps)
             self._run_groups(box, run)
             self._note_cuts()
+            self.paths = list(getattr(box, "paths", ["cold"]))
         finally:
             if box is not None:
                 box.close()

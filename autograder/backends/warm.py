@@ -16,7 +16,6 @@ start, the run falls back to the host backend.
 
 from __future__ import annotations
 
-import ast
 import atexit
 import json
 import os
@@ -30,64 +29,15 @@ from collections import OrderedDict
 from pathlib import Path
 
 from ..assignments import Assignment
-from ..harness.boot import ForbiddenImportBlocker
 from ..sandbox import Capabilities, scrubbed_env
 from .base import Child, RunRequest, RunResult
-from .host import HostBox
+from .hostbox import HostBox
+from .preload import preload_list
 from .runner import run_tests
 
 SERVER = Path(__file__).with_name("forkserver.py")
-ALWAYS = ("pytest", "numpy")  # what the harness itself imports
-# what torch imports on first use, seconds each (an optimizer's first step and
-# use_deterministic_algorithms import torch._dynamo: docs/PERFORMANCE.md)
-TORCH_FIRST_USE = ["torch._dynamo", "torch.autograd"]
 READY_S = 300.0  # a server's imports on a loaded machine
 MAX_SERVERS = 4  # per grader process
-
-
-def preload_list(assignment: Assignment) -> list[str]:
-    """The modules the assignment's test files, common.py and reference solution import
-    (anywhere in them, as `module` or `module:attribute` where an attribute of an imported module
-    is used: a lazy module loads that part), the harness's own, and what torch loads on first
-    use; never the assignment's package, the tests' own modules, the engine, or anything the
-    assignment forbids (top-level or dotted rule)."""
-    tests = [f for vis in ("public", "hidden") for f in assignment.test_files(vis)]
-    if assignment.common_module.exists():
-        tests.append(assignment.common_module)
-    solution = sorted((assignment.solutions / assignment.package).rglob("*.py"))
-    local = {f.stem for f in tests + solution} | {"common", assignment.package, "autograder"}
-    blocker = ForbiddenImportBlocker(assignment.forbidden)
-    names: list[str] = list(ALWAYS)
-    for f in tests + solution:
-        try:
-            tree = ast.parse(f.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, ValueError):
-            continue
-        bound: dict[str, str] = {}  # a name an `import m` binds -> m
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names += [a.name for a in node.names]
-                bound.update({(a.asname or a.name): a.name for a in node.names
-                              if a.asname or "." not in a.name})
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                names.append(node.module)
-                names += [f"{node.module}:{a.name}" for a in node.names if a.name != "*"]
-        for node in ast.walk(tree):  # `transformers.GPT2LMHeadModel`: a lazy module's part
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                    and node.value.id in bound:
-                names.append(f"{bound[node.value.id]}:{node.attr}")
-    if "torch" in names:
-        names += TORCH_FIRST_USE
-    out: list[str] = []
-    for name in names:
-        module = name.partition(":")[0]
-        dotted = name.replace(":", ".")
-        if module.split(".")[0] in local or name in out:
-            continue
-        if blocker.rule_for(module) is not None or blocker.rule_for(dotted) is not None:
-            continue
-        out.append(name)
-    return out
 
 
 class ForkServer:

@@ -193,7 +193,8 @@ def render(grades: list[AssignmentGrade], console: Console | None = None,
         else:
             for label, tests in by_task(grade.tests):
                 _render_task(label, tests, console)
-        took = f"  [dim]{grade.wall_s:.1f} s[/]" if timing else ""
+        path = f", {grade.run.path} start" if grade.run is not None else ""
+        took = f"  [dim]{grade.wall_s:.1f} s{path}[/]" if timing else ""
         console.print(f"[bold]{a.name}: {grade.score:g} / {grade.max_score:g} ({pct:.0f}%)"
                       f"[/]{took}\n")
 

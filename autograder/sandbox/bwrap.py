@@ -124,10 +124,12 @@ def _etc_files(run: Path, uid: int, gid: int) -> Path:
 
 
 def wrapper(run: Path, uid: int, gid: int, forbidden: list[str], writable: list[Path],
-            limits: Limits) -> list[str]:
+            limits: Limits, info_fd: int | None = None) -> list[str]:
     """The command-line layer: bwrap with the run folder read-only, scratch and `writable`
-    writable, the `forbidden` modules masked; then exec the rest inside."""
-    args = [shutil.which("bwrap") or "bwrap", "--unshare-pid", "--unshare-net",
+    writable, the `forbidden` modules masked; then exec the rest inside (`info_fd`: bwrap
+    writes {"child-pid": host pid of the sandbox's first process} there)."""
+    info = [] if info_fd is None else ["--info-fd", str(info_fd)]
+    args = [shutil.which("bwrap") or "bwrap", *info, "--unshare-pid", "--unshare-net",
             "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
             "--new-session", "--hostname", "sandbox", *base_mounts()]
     etc = _etc_files(run, uid, gid)

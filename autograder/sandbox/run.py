@@ -91,11 +91,13 @@ class RunSandbox:
             os.chown(path, self.slot.uid, self.slot.gid)
         return path
 
-    def command(self, boot: Path, config: Path, writable: list[Path],
-                forbidden: list[str]) -> ChildCommand:
-        """How to start `python -I -B boot config` for one child of this run."""
+    def command(self, boot: Path, config: Path, writable: list[Path], forbidden: list[str],
+                program: list[str] | None = None, info_fd: int | None = None) -> ChildCommand:
+        """How to start `python -I -B boot config` for one child of this run (`program`: that
+        command line instead, e.g. the warm path's holder; `info_fd`: bubblewrap writes the
+        host pid of the sandbox's first process there)."""
         limits = self.policy.limits
-        python = [sys.executable, "-I", "-B", str(boot), str(config)]
+        python = program or [sys.executable, "-I", "-B", str(boot), str(config)]
         env = scrubbed_env(self.run)
         setpriv = shutil.which("setpriv")
         prlimit = shutil.which("prlimit")
@@ -119,7 +121,7 @@ class RunSandbox:
             uid = self.slot.uid if self.slot else os.getuid()
             gid = self.slot.gid if self.slot else os.getgid()
             argv += bwrap.wrapper(self.run, uid, gid, [str(f) for f in forbidden], writable,
-                                  limits)
+                                  limits, info_fd)
         if self.slot is not None:
             argv += self.slot.wrapper()
         return ChildCommand(argv + python, env, preexec)

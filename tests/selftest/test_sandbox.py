@@ -27,6 +27,7 @@ from helpers import SOLUTION, command_lines, submission
 from autograder import cli, sandbox
 from autograder.assignments import ROOT_VARIABLE
 from autograder.backends import host as boxes
+from autograder.backends import warmbox
 from autograder.grading.intake import REFUSED_NAMES
 from autograder.grading.judge import grade_submission_root
 from autograder.sandbox.uids import SLOT_UID_BASE, SLOTS
@@ -404,13 +405,20 @@ raise RuntimeError("SEEN" + json.dumps(seen))
     assert not [v for v in seen["env"] if "AUTOGRADER" in v or "GITHUB" in v or "CI" == v]
 
 
-def test_each_run_gets_its_own_cgroup_and_uid(toy, tmp_path):
-    """While a child runs, it sits in its run's cgroup (memory + pids limits) under its uid."""
+@pytest.mark.parametrize("path", ["cold", "warm"])
+def test_each_run_gets_its_own_cgroup_and_uid(toy, tmp_path, path, monkeypatch):
+    """While a child runs, it sits in its run's cgroup (memory + pids limits) under its uid,
+    on both paths (a cold child, a zygote's fork: backends/warmbox.py)."""
     caps = sandbox.capabilities(policy())
     if not (caps.cgroup and caps.user):
         pytest.skip("no cgroup or user layer here: " + "; ".join(caps.why.values()))
+    monkeypatch.setenv(warmbox.ENV_SWITCH, "1" if path == "warm" else "0")
+    if path == "warm" and warmbox.probe(policy()) is not None:
+        pytest.skip(f"no warm path here: {warmbox.probe(policy())}")
+    box, child_class = ((boxes.HostBox, boxes.HostChild) if path == "cold"
+                        else (warmbox.WarmBox, warmbox.WarmChild))
     seen: dict = {}
-    start, kill = boxes.HostBox.start, boxes.HostChild.kill
+    start, kill = box.start, child_class.kill
 
     def start_spy(self, *args, **kwargs):
         child = start(self, *args, **kwargs)
@@ -435,9 +443,11 @@ def test_each_run_gets_its_own_cgroup_and_uid(toy, tmp_path):
                               "def order(xs):\n    import time; time.sleep(30)\n\n"
                               "def _unused(xs):")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(boxes.HostBox, "start", start_spy)
-        mp.setattr(boxes.HostChild, "kill", kill_spy)
-        grade_submission_root(toy, submission(tmp_path, source, "slow"), ("public",))
+        mp.setattr(box, "start", start_spy)
+        mp.setattr(child_class, "kill", kill_spy)
+        # (both visibilities: a lone public child starts cold until a zygote is up)
+        grade_submission_root(toy, submission(tmp_path, source, "slow"),
+                              ("public",) if path == "cold" else ("public", "hidden"))
     assert seen["pids"], "the child was not in the run's cgroup"
     assert SLOT_UID_BASE <= max(seen["uids"]) < SLOT_UID_BASE + SLOTS
     assert str(sandbox.Limits().memory) in seen["limits"]
@@ -532,10 +542,15 @@ def test_grader_killed_mid_run_leaves_nothing_running(toy_course, tmp_path, disa
         return out
 
     def is_graded_python(pid: int) -> bool:
+        """A cold child (`python ... boot.py`) or a warm one: a fork of the zygote inside the
+        sandbox's PID namespace (two levels of NSpid)."""
         try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            nspid = Path(f"/proc/{pid}/status").read_text().split("NSpid:")[1].split("\n")[0]
             return (Path(f"/proc/{pid}/comm").read_text().startswith("python")
-                    and b"boot.py" in Path(f"/proc/{pid}/cmdline").read_bytes())
-        except OSError:
+                    and (b"boot.py" in cmdline
+                         or (b"zygote.py" in cmdline and len(nspid.split()) > 1)))
+        except (OSError, IndexError):
             return False
 
     deadline = time.monotonic() + 30

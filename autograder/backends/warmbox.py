@@ -1,0 +1,393 @@
+"""The host backend's warm path: each graded child is a fork of a zygote (backends/zygote.py)
+that enters the sandbox bubblewrap builds for it, instead of a fresh `python -I -B boot.py`
+(SPEC §3, "Warm children enter a sandbox; they never build one").
+
+Per child, `WarmBox` starts today's whole cold chain (the same `RunSandbox.command`: cgroup,
+rlimits, bwrap with the same mounts, masks and namespaces, the slot uid) around a tiny holder
+(`sleep`) instead of python, opens the holder's namespaces and root, and hands them with the
+child's stdout/stderr to the zygote, whose fork joins the cgroup, applies the rlimits, enters
+the namespaces, chroots to the holder's root, drops to the slot uid and runs boot. Killing the
+holder tears its namespaces down; `after_child` kills the cgroup and the uid as the cold path
+does. The zygote is one per (assignment, grader process), started on first use, recycled after
+MAX_FORKS forks; it imports what `preload.preload_list` names (never the assignment's package,
+tests or a submission), and holds no fd but its socket.
+
+`WarmZygotes.factory` answers the box class to use for a request: `WarmBox` where the warm path
+runs here, or None (the cold chain: `HostBox`) where the switch (`TRAINING_SYSTEMS_WARM=0`)
+forces cold, isolation is off, there is no namespaces layer, the one-time probe (a child
+that enters a holder's sandbox) fails on this machine, or it is the process's first request
+for the assignment and has a single child (public tests only, or golden generation): a
+zygote's imports cost a cold child's, so it pays off from its second child.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+from ..assignments import Assignment
+from ..sandbox import Capabilities, RunSandbox, SandboxPolicy, capabilities, scrubbed_env
+from ..sandbox.view import child_view
+from .base import Child, RunRequest
+from .hostbox import HostBox, kill_group
+from .preload import preload_list
+
+ZYGOTE = Path(__file__).with_name("zygote.py")
+ENV_SWITCH = "TRAINING_SYSTEMS_WARM"  # "0": every child takes the cold chain
+READY_S = 300.0  # a zygote's imports on a loaded machine
+HOLDER_S = 30.0  # bubblewrap building a holder's sandbox
+MAX_FORKS = 256  # then the zygote is replaced (bounded drift of its state)
+MAX_ZYGOTES = 4  # per grader process (each holds 0.1-0.5 GB)
+ANSWER_S = 20.0  # a zygote's fork answer; past it the zygote is stopped and replaced
+NAMESPACES = ("user", "cgroup", "mnt", "ipc", "uts", "net", "pid")  # the order they are entered
+ZYGOTE_ENV = {"TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
+
+
+def enabled() -> bool:
+    """Whether the switch turns the warm path on (TRAINING_SYSTEMS_WARM=1; default off until
+    its zygote imports through the child's view of the packages: docs/SECURITY.md)."""
+    return os.environ.get(ENV_SWITCH, "0").strip() in ("1", "on", "true", "yes")
+
+
+class Zygote:
+    """One running zygote.py with an assignment's third-party modules loaded."""
+
+    def __init__(self, preloads: list[str], forbidden: tuple[str, ...] = ()):
+        self.lock = threading.Lock()
+        self.forks = 0
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.sock = ours
+        env = {**scrubbed_env(Path("/nonexistent")), **ZYGOTE_ENV}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", "-B", str(ZYGOTE), str(theirs.fileno()), json.dumps(preloads)],
+            pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        theirs.close()
+        ready, _, _ = select.select([ours], [], [], READY_S)
+        message = ours.recv(1 << 22) if ready else b""
+        if not message:
+            self.close()
+            raise OSError("the zygote did not start")
+        hello = json.loads(message)
+        self.loaded, self.fds = hello["ready"], hello["fds"]
+        outright = [r for r in forbidden if "." not in r and not r.startswith("!")]
+        leaked = [m for m in self.loaded if m.split(".")[0] in outright]
+        if leaked or hello["threads"] != 1:
+            self.close()
+            raise OSError(f"the zygote is not clean ({hello['threads']} threads, "
+                          f"forbidden modules {leaked[:3]})")
+
+    def spawn(self, request: dict, fds: list[int]) -> WarmChild:
+        with self.lock:
+            self.forks += 1
+            self.sock.sendmsg([json.dumps(request).encode()],
+                              [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                b"".join(fd.to_bytes(4, sys.byteorder) for fd in fds))])
+            ready, _, _ = select.select([self.sock], [], [], ANSWER_S)
+            if not ready:  # stopped or stuck: never wait on it again
+                self.proc.kill()
+                raise OSError("the zygote did not answer")
+            message, got, _, _ = socket.recv_fds(self.sock, 1 << 16, 1)
+        if not message or not got:
+            raise OSError("the zygote refused or stopped: "
+                          + (json.loads(message).get("error", "?") if message else "closed"))
+        return WarmChild(json.loads(message)["pid"], got[0])
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self, kill: bool = False) -> None:
+        """Close its socket: it exits once the children it forked have ended; with `kill`
+        (the grader process is ending), at once, even if stopped."""
+        self.sock.close()
+        if kill:
+            self.proc.kill()
+        threading.Thread(target=self.proc.wait, daemon=True).start()
+
+
+class WarmChild:
+    """A fork of the zygote (its own session) and the holder whose sandbox it entered."""
+
+    def __init__(self, pid: int, pidfd: int):
+        self.pid, self.pidfd = pid, pidfd
+        self.holder: subprocess.Popen | None = None
+
+    def poll(self) -> int | None:
+        if self.pidfd < 0:
+            return 0
+        ready, _, _ = select.select([self.pidfd], [], [], 0)
+        return 0 if ready else None
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if self.holder is not None:
+            kill_group(self.holder)  # its PID namespace goes, and whatever ran in it
+        if self.pidfd >= 0:
+            select.select([self.pidfd], [], [], 5)
+            os.close(self.pidfd)
+            self.pidfd = -1
+
+
+def start_holder(sandbox: RunSandbox, writable: list[Path],
+                 forbidden: list[str]) -> tuple[subprocess.Popen, int]:
+    """Today's cold chain around `sleep` instead of python; returns it and the host pid of the
+    process bubblewrap made (its namespaces and root are the sandbox's) once the sandbox is
+    built (the holder wrote its first line)."""
+    info_r, info_w = os.pipe()
+    ready_r, ready_w = os.pipe()
+    holder = [shutil.which("sh") or "/bin/sh", "-c", "echo ready; exec sleep 100000"]
+    cmd = sandbox.command(Path("/nonexistent"), Path("/nonexistent"), writable, forbidden,
+                          program=holder, info_fd=info_w)
+    try:
+        proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.DEVNULL, stdout=ready_w,
+                                stderr=subprocess.DEVNULL, cwd=sandbox.run / "work",
+                                start_new_session=True, pass_fds=[info_w],
+                                preexec_fn=cmd.preexec)  # noqa: PLW1509 (None with prlimit)
+    finally:
+        os.close(info_w)
+        os.close(ready_w)
+    try:
+        deadline = time.monotonic() + HOLDER_S
+        info = b""
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([info_r, ready_r], [], [], 0.5)
+            if ready_r in ready:
+                os.read(ready_r, 64)
+                break
+            if info_r in ready:
+                chunk = os.read(info_r, 4096)
+                info += chunk
+                if not chunk:
+                    os.close(info_r)
+                    info_r = os.open(os.devnull, os.O_RDONLY)
+            if proc.poll() is not None:
+                raise OSError("bubblewrap did not build the holder's sandbox")
+        else:
+            raise OSError("bubblewrap took too long to build the holder's sandbox")
+        while not info.rstrip().endswith(b"}"):
+            chunk = os.read(info_r, 4096)
+            if not chunk:
+                break
+            info += chunk
+        return proc, int(json.loads(info)["child-pid"])
+    except (OSError, ValueError, KeyError) as e:
+        kill_group(proc)
+        raise OSError(f"no holder: {e}") from e
+    finally:
+        os.close(info_r)
+        os.close(ready_r)
+
+
+def holder_fds(pid: int) -> tuple[list[str], list[int]]:
+    """The holder's namespaces that differ from ours (in NAMESPACES order) and fds of them,
+    then an O_PATH fd of its root; checked against pid reuse with a pidfd."""
+    pidfd = os.pidfd_open(pid)
+    names, fds = [], []
+    try:
+        for name in NAMESPACES:
+            if os.stat(f"/proc/{pid}/ns/{name}").st_ino != os.stat(f"/proc/self/ns/{name}").st_ino:
+                names.append(name)
+                fds.append(os.open(f"/proc/{pid}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC))
+        fds.append(os.open(f"/proc/{pid}/root", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC))
+        if select.select([pidfd], [], [], 0)[0] or "mnt" not in names or "pid" not in names:
+            raise OSError("the holder is gone or has no namespaces of its own")
+    except OSError:
+        for fd in fds:
+            os.close(fd)
+        raise
+    finally:
+        os.close(pidfd)
+    return names, fds
+
+
+class WarmBox(HostBox):
+    """A ChildBox whose children are zygote forks entering a holder's sandbox (HostBox's
+    RunSandbox: same slot, cgroup and bwrap arguments). `skip`: steps of the entering sequence
+    left out, for the tests' broken sequences only. `paths` records which path each child took
+    ("cold" where the zygote refused one: that child ran the cold chain)."""
+
+    skip: tuple[str, ...] = ()
+
+    def __init__(self, run: Path, request: RunRequest, caps: Capabilities, zygote: Zygote):
+        super().__init__(run, request, caps)
+        self.zygote = zygote
+        self.paths: list[str] = []
+        limits, sandbox = request.policy.limits, self.sandbox
+        self.rlimits = [(which, value) for _, which, value
+                        in limits.rlimits(full=caps.rlimits, nproc=sandbox.slot is not None)]
+
+    def start(self, boot: Path, config: Path, writable: list[Path], forbidden: list[str],
+              stdout: Path, stderr: Path) -> Child:
+        try:
+            child = self._start_warm(boot, config, writable, forbidden, stdout, stderr)
+        except OSError:
+            self.sandbox.after_child()
+            self.paths.append("cold")
+            return super().start(boot, config, writable, forbidden, stdout, stderr)
+        self.paths.append("warm")
+        return child
+
+    def _start_warm(self, boot: Path, config: Path, writable: list[Path], forbidden: list[str],
+                    stdout: Path, stderr: Path) -> WarmChild:
+        sandbox = self.sandbox
+        holder, pid = start_holder(sandbox, writable, forbidden)
+        fds: list[int] = []
+        try:
+            names, ns = holder_fds(pid)
+            fds = [os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+                   for p in (stdout, stderr)] + ns
+            slot = sandbox.slot
+            request = {"boot": str(boot), "config": str(config), "workdir": str(self.run / "work"),
+                       "env": scrubbed_env(self.run), "rlimits": self.rlimits,
+                       "cgroup": [str(d / "cgroup.procs") for d in
+                                  (sandbox.cgroup.dirs if sandbox.cgroup else [])],
+                       "uid": slot.uid if slot else None, "gid": slot.gid if slot else None,
+                       "ns": names, "skip": list(self.skip)}
+            child = self.zygote.spawn(request, fds)
+        except BaseException:
+            kill_group(holder)
+            raise
+        finally:
+            for fd in fds:
+                os.close(fd)
+        child.holder = holder
+        return child
+
+
+class WarmZygotes:
+    """This grader process's zygotes, one per assignment, started on first use; at most
+    MAX_ZYGOTES at once (least recently used replaced), each replaced after MAX_FORKS forks;
+    all closed at exit (each also ends when the grader process dies: its socket closes)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.zygotes: OrderedDict[str, Zygote | None] = OrderedDict()
+        self.asked: set[str] = set()  # assignments a run was asked for
+        atexit.register(self.close)
+
+    def get(self, assignment: Assignment, start: bool = True) -> Zygote | None:
+        """The assignment's zygote; with `start` False, only one already running."""
+        key = f"{assignment.root}:{assignment.name}"
+        with self.lock:
+            zygote = self.zygotes.get(key)
+            if zygote is not None and (not zygote.alive() or zygote.forks >= MAX_FORKS):
+                zygote.close()
+                self.zygotes.pop(key)
+            if key not in self.zygotes and not start:
+                return None
+            if key not in self.zygotes:
+                try:
+                    self.zygotes[key] = Zygote(preload_list(assignment), assignment.forbidden)
+                except OSError:
+                    self.zygotes[key] = None  # not here: the cold chain runs it
+            self.zygotes.move_to_end(key)
+            while len(self.zygotes) > MAX_ZYGOTES:
+                _, old = self.zygotes.popitem(last=False)
+                if old is not None:
+                    old.close()
+            return self.zygotes[key]
+
+    def factory(self, request: RunRequest, skip: tuple[str, ...] = ()):
+        """The box class for `request`'s children: a WarmBox factory, or None (cold)."""
+        caps = capabilities(request.policy)
+        if not enabled() or request.policy.mode == "none" or not caps.namespaces \
+                or probe(request.policy) is not None:
+            return None
+        if child_view(list(request.assignment.forbidden)).mounts:
+            # the zygote imports from the host's packages: what the child's view replaces
+            # (a forbidden definition inside an allowed package) would be in its memory
+            return None
+        # a zygote pays off from its second child: a process's first run of an assignment with
+        # a lone child (`check`: public tests only; golden generation) starts cold
+        key = f"{request.assignment.root}:{request.assignment.name}"
+        with self.lock:
+            again = key in self.asked
+            self.asked.add(key)
+        zygote = self.get(request.assignment, start=again or (
+            len(request.visibilities) > 1 and request.mode == "replay"))
+        if zygote is None:
+            return None
+
+        def box(run: Path, req: RunRequest, caps: Capabilities) -> WarmBox:
+            made = WarmBox(run, req, caps, zygote)
+            if skip:
+                made.skip = skip
+            return made
+
+        box.hidden_refusal = HostBox.hidden_refusal
+        return box
+
+    def close(self) -> None:
+        with self.lock:
+            for zygote in self.zygotes.values():
+                if zygote is not None:
+                    zygote.close(kill=True)
+            self.zygotes.clear()
+
+
+@functools.lru_cache(maxsize=4)
+def probe(policy: SandboxPolicy) -> str | None:
+    """None when a zygote's fork can enter a holder's sandbox here (once per process and
+    policy); otherwise why not."""
+    if not hasattr(os, "pidfd_open") or os.uname().machine not in ("x86_64", "aarch64"):
+        return "needs Linux >= 5.3 (pidfd) on x86_64 or aarch64"
+    run = Path(tempfile.mkdtemp(prefix="grade-warm-probe-"))
+    zygote = sandbox = None
+    try:
+        for sub in ("work", "tmp", "lib"):
+            (run / sub).mkdir()
+        (run / "lib" / "probe.py").write_text("import os\nprint('entered', os.getcwd(), flush=True)\n"
+                                              "os._exit(0)\n")
+        zygote = Zygote([])
+        sandbox = RunSandbox(run, policy)
+        holder, pid = start_holder(sandbox, [], [])
+        child = None
+        try:
+            names, ns = holder_fds(pid)
+            out = run / "stdout"
+            fds = [os.open(out, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644),
+                   os.open(run / "stderr", os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644), *ns]
+            slot = sandbox.slot
+            try:
+                child = zygote.spawn({
+                    "boot": str(run / "lib" / "probe.py"), "config": "", "workdir":
+                    str(run / "work"), "env": scrubbed_env(run), "rlimits": [], "cgroup": [],
+                    "uid": slot.uid if slot else None, "gid": slot.gid if slot else None,
+                    "ns": names, "skip": []}, fds)
+            finally:
+                for fd in fds:
+                    os.close(fd)
+            select.select([child.pidfd], [], [], HOLDER_S)
+            text = out.read_text()
+        finally:
+            if child is not None:
+                child.kill()
+            kill_group(holder)
+        if text.strip() != f"entered {run / 'work'}":
+            err = (run / "stderr").read_text().strip().splitlines()[-1:] or ["no output"]
+            return f"a zygote's fork could not enter the sandbox ({err[0][:200]})"
+        return None
+    except OSError as e:
+        return f"the warm path cannot start here ({e})"
+    finally:
+        if zygote is not None:
+            zygote.close()
+        if sandbox is not None:
+            sandbox.close()
+        shutil.rmtree(run, ignore_errors=True)

@@ -1,0 +1,337 @@
+"""The sandboxed zygote: a warm interpreter whose forks enter a sandbox bubblewrap built
+(SPEC §3, "Warm children enter a sandbox; they never build one"). Run by backends/warmbox.py
+as `python -I -B zygote.py FD PRELOAD_JSON`; never imported.
+
+It makes itself non-dumpable, imports the third-party modules of PRELOAD_JSON (never the
+assignment's package, tests or anything of a submission), closes every fd but its
+SOCK_SEQPACKET socket FD and says `{"ready": [modules], "fds": [...], "threads": n}`. Then it
+serves one request per message: a JSON object `{"boot", "config", "workdir", "env", "rlimits",
+"cgroup", "uid", "gid", "ns", "skip"}` with fds attached: stdout, stderr, one fd per namespace
+named in "ns" (/proc/<holder>/ns/<name>, opened by the grader) and the holder's root (an
+O_PATH fd of /proc/<holder>/root). Before each fork it asserts that it runs one thread.
+
+The fork enters the sandbox, in this order, before it reads a byte of the run folder (`enter`):
+non-dumpable; stdio from the fds; every other fd closed but the namespace fds; joins the
+run's cgroup; applies the rlimits; setns into each namespace (user first where the holder has
+its own); fchdir to the holder's root, chroot("."), chdir to `workdir`, verifies getcwd;
+drops the capability bounding set, sets groups, gid, uid; PR_SET_NO_NEW_PRIVS; a seccomp
+filter that refuses a new user namespace (clone/unshare with CLONE_NEWUSER: EPERM; clone3:
+ENOSYS, so glibc falls back to clone); clears every capability; forks once more (the PID
+namespace applies to children only) and waits for that child, exiting with its status; that
+child, in the namespace, forks the test process and waits for it likewise (the test process's
+parent is then visible to it, as bwrap's init is to a cold child), which leads a session of
+its own. The test process verifies what it is (/proc/self/status: no capability,
+no_new_privs, seccomp, one thread), reseeds the RNGs and runs boot as `python boot config` would (boot.py ends with
+os._exit). A step that fails exits 71 with one line on stderr: never a partly sandboxed run.
+The server answers `{"pid": PID}` with a pidfd of the fork attached, reaps its children and
+exits when the socket closes and the children it forked have ended. It is a child subreaper:
+a killed fork's own child comes back to it to be reaped.
+
+`skip` names steps to leave out: only the tests' deliberately broken entering sequences use
+it (tests/selftest/test_warm.py), to show each attack succeeding against a broken sequence.
+"""
+
+import ctypes
+import json
+import os
+import resource
+import select
+import signal
+import socket
+import struct
+import sys
+
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_SECCOMP = 1, 4, 24, 22
+PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 38, 47, 4
+PR_SET_CHILD_SUBREAPER = 36
+SYS_CLOSE_RANGE = 436  # the same on every architecture (asm-generic)
+SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
+CAP_V3 = 0x20080522
+NS_FLAGS = {"user": 0x10000000, "cgroup": 0x02000000, "mnt": 0x00020000,
+            "ipc": 0x08000000, "uts": 0x04000000, "net": 0x40000000, "pid": 0x20000000}
+CLONE_NEWUSER = NS_FLAGS["user"]
+# (audit arch, clone, unshare, clone3) per machine
+SECCOMP_ARCH = {"x86_64": (0xC000003E, 56, 272, 435), "aarch64": (0xC00000B7, 220, 97, 435)}
+RET_ALLOW, RET_ERRNO, RET_KILL = 0x7FFF0000, 0x00050000, 0x80000000
+EPERM, ENOSYS = 1, 38
+FAILED = 71  # a step of the entering sequence failed
+
+
+class StepFailed(Exception):
+    pass
+
+
+def libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def check(ok: bool, step: str) -> None:
+    if not ok:
+        raise StepFailed(f"{step} failed (errno {ctypes.get_errno()})")
+
+
+def prctl(lib, option: int, arg: int = 0) -> int:
+    c = ctypes.c_ulong
+    return lib.prctl(ctypes.c_int(option), c(arg), c(0), c(0), c(0))
+
+
+def close_fds_except(lib, keep: list[int]) -> None:
+    """Close every fd above stdio but those of `keep` (close_range over the gaps)."""
+    low = 3
+    for fd in sorted(k for k in keep if k >= 3) + [2**31 - 1]:
+        if fd > low:
+            r = lib.syscall(ctypes.c_long(SYS_CLOSE_RANGE), ctypes.c_uint(low),
+                            ctypes.c_uint(fd - 1), ctypes.c_uint(0))
+            check(r == 0, "close_range")
+        low = fd + 1
+
+
+def seccomp_filter(lib) -> None:
+    """Refuse a new user namespace: clone/unshare with CLONE_NEWUSER -> EPERM, clone3 ->
+    ENOSYS (its flags are behind a pointer), x32 calls and another architecture -> killed."""
+    arch, clone, unshare, clone3 = SECCOMP_ARCH[os.uname().machine]
+    prog = [  # (code, jt, jf, k): jumps are relative to the next instruction
+        (0x20, 0, 0, 4),  # 0: load arch
+        (0x15, 0, 11, arch),  # 1: another arch -> 13 kill
+        (0x20, 0, 0, 0),  # 2: load nr
+        (0x35, 9, 0, 0x40000000),  # 3: x32 -> 13 kill
+        (0x15, 7, 0, clone3),  # 4: -> 12 ENOSYS
+        (0x15, 2, 0, clone),  # 5: -> 8 flags
+        (0x15, 1, 0, unshare),  # 6: -> 8 flags
+        (0x06, 0, 0, RET_ALLOW),  # 7
+        (0x20, 0, 0, 16),  # 8: load args[0] (low 32 bits, little-endian)
+        (0x45, 1, 0, CLONE_NEWUSER),  # 9: -> 11 EPERM
+        (0x06, 0, 0, RET_ALLOW),  # 10
+        (0x06, 0, 0, RET_ERRNO | EPERM),  # 11
+        (0x06, 0, 0, RET_ERRNO | ENOSYS),  # 12
+        (0x06, 0, 0, RET_KILL),  # 13
+    ]
+    raw = b"".join(struct.pack("=HBBI", *ins) for ins in prog)
+    buf = ctypes.create_string_buffer(raw, len(raw))
+    fprog = struct.pack("=HxxxxxxQ", len(prog), ctypes.addressof(buf))
+    fbuf = ctypes.create_string_buffer(fprog, len(fprog))
+    r = lib.prctl(ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(2),
+                  ctypes.c_void_p(ctypes.addressof(fbuf)), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    check(r == 0, "seccomp")
+
+
+def drop_capabilities(lib) -> None:
+    """Clear effective, permitted, inheritable and ambient capabilities."""
+    check(prctl(lib, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL) == 0, "ambient")
+    header = (ctypes.c_uint32 * 2)(CAP_V3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    r = lib.syscall(ctypes.c_long(SYS_CAPSET[os.uname().machine]), header, data)
+    check(r == 0, "capset")
+
+
+def enter(lib, req: dict, fds: list[int], skip: set[str]) -> None:
+    """The entering sequence (module docstring), in the fork; raises StepFailed."""
+    if "dumpable" not in skip:
+        check(prctl(lib, PR_SET_DUMPABLE, 0) == 0, "PR_SET_DUMPABLE")
+    os.setsid()
+    check(prctl(lib, PR_SET_PDEATHSIG, signal.SIGKILL) == 0, "PR_SET_PDEATHSIG")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(fds[0], 1)
+    os.dup2(fds[1], 2)
+    ns_fds = dict(zip(req["ns"], fds[2:], strict=False))
+    root_fd = fds[2 + len(req["ns"])]
+    if "close_fds" not in skip:
+        close_fds_except(lib, [*ns_fds.values(), root_fd])
+    if "cgroup" not in skip:
+        for procs in req["cgroup"]:
+            with open(procs, "w") as f:
+                f.write("0")
+    if "rlimits" not in skip:
+        for which, value in req["rlimits"]:
+            resource.setrlimit(which, (value, value))
+    os.environ.clear()
+    os.environ.update(req["env"])
+    for name in ("user", "cgroup", "mnt", "ipc", "uts", "net", "pid"):
+        if name in ns_fds:
+            if "setns" not in skip:
+                check(lib.setns(ns_fds[name], NS_FLAGS[name]) == 0, f"setns({name})")
+            os.close(ns_fds[name])
+    if "chroot" not in skip:
+        os.fchdir(root_fd)
+        os.chroot(".")
+    os.close(root_fd)
+    os.chdir(req["workdir"])
+    check(os.getcwd() == req["workdir"], "getcwd")
+    if "caps" not in skip:
+        last = req["cap_last"]
+        for cap in range(last + 1):
+            check(prctl(lib, PR_CAPBSET_DROP, cap) == 0, f"PR_CAPBSET_DROP({cap})")
+    if req["uid"] is not None and "uid" not in skip:
+        os.setgroups([])
+        os.setresgid(req["gid"], req["gid"], req["gid"])
+        os.setresuid(req["uid"], req["uid"], req["uid"])
+        check(os.getresuid() == (req["uid"],) * 3 and os.getresgid() == (req["gid"],) * 3,
+              "setuid")
+    if "no_new_privs" not in skip:
+        check(prctl(lib, PR_SET_NO_NEW_PRIVS, 1) == 0, "PR_SET_NO_NEW_PRIVS")
+    if "seccomp" not in skip:
+        seccomp_filter(lib)
+    if "caps" not in skip:
+        drop_capabilities(lib)
+
+
+def verify(skip: set[str]) -> None:
+    """In the grandchild: what /proc/self/status says matches the sequence."""
+    with open("/proc/self/status") as f:
+        status = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+    want = {"Threads": "1"}
+    if "caps" not in skip:
+        want |= {k: "0000000000000000" for k in ("CapInh", "CapPrm", "CapEff", "CapBnd",
+                                                 "CapAmb")}
+    if "no_new_privs" not in skip:
+        want["NoNewPrivs"] = "1"
+    if "seccomp" not in skip:
+        want["Seccomp"] = "2"
+    for key, value in want.items():
+        check(status.get(key, "").strip() == value, f"verify {key}")
+
+
+def fresh_random_state() -> None:
+    """Reseed what a fresh interpreter seeds from the OS at import; torch's default generator
+    starts from its fixed seed in a fresh interpreter, and the zygote never ran a torch op."""
+    if "random" in sys.modules:
+        sys.modules["random"].seed()
+    if "numpy.random" in sys.modules:
+        sys.modules["numpy.random"].seed()
+
+
+def wait_for(pid: int) -> None:
+    """In the parent of a fork: wait for that child and exit with its status; in the child
+    (pid 0): return."""
+    if pid == 0:
+        return
+    os.closerange(3, 2**16)
+    _, status = os.waitpid(pid, 0)
+    os._exit(os.waitstatus_to_exitcode(status) % 256)
+
+
+def child(req: dict, fds: list[int]) -> None:
+    """In the fork: enter the sandbox, fork into its PID namespace, run boot; never returns."""
+    skip = set(req.get("skip", ()))
+    try:
+        lib = libc()
+        enter(lib, req, fds, skip)
+        if "pid_fork" not in skip:
+            wait_for(os.fork())  # outside the PID namespace: the pid the grader watches
+            check(prctl(lib, PR_SET_PDEATHSIG, signal.SIGKILL) == 0, "PR_SET_PDEATHSIG")
+            # inside it: the test process's parent, as bwrap's init is a cold child's (so
+            # getppid() is not 0 and the process group the test process leads is its own)
+            wait_for(os.fork())
+            check(prctl(lib, PR_SET_PDEATHSIG, signal.SIGKILL) == 0, "PR_SET_PDEATHSIG")
+            os.setsid()
+        if "pid_fork" not in skip:  # (outside the PID namespace /proc/self is not there)
+            verify(skip)
+        if "reseed" not in skip:
+            fresh_random_state()
+    except BaseException as e:  # noqa: BLE001 - a failed step: never a partly sandboxed run
+        try:
+            os.write(2, f"warm sandbox: {type(e).__name__}: {e}\n".encode())
+        finally:
+            os._exit(FAILED)
+    try:
+        sys.argv = [req["boot"], req["config"]]
+        import runpy
+
+        runpy.run_path(req["boot"], run_name="__main__")  # boot.py ends with os._exit
+    except BaseException:  # noqa: BLE001 - whatever happened, the child never returns
+        try:
+            import traceback
+
+            traceback.print_exc()
+            sys.stderr.flush()
+        finally:
+            os._exit(70)
+    os._exit(70)
+
+
+def threads() -> int:
+    with open("/proc/self/status") as f:
+        return int(next(ln for ln in f if ln.startswith("Threads:")).split()[1])
+
+
+def preload(names: list[str]) -> list[str]:
+    """Import each `module` or `module:attribute`; a name that fails is skipped."""
+    import importlib
+
+    for name in names:
+        module, _, attr = name.partition(":")
+        try:
+            mod = importlib.import_module(module)
+            if attr:
+                getattr(mod, attr)
+        except Exception:  # noqa: BLE001 - a preload is an optimisation only
+            pass
+    return sorted(sys.modules)
+
+
+def reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def serve(sock: socket.socket) -> None:
+    with open("/proc/sys/kernel/cap_last_cap") as f:
+        cap_last = int(f.read())
+    while True:
+        reap()
+        ready, _, _ = select.select([sock], [], [], 0.05)
+        if not ready:
+            continue
+        try:
+            message, fds, _, _ = socket.recv_fds(sock, 1 << 20, 32)
+        except OSError:
+            return
+        if not message:
+            return  # the grader closed its end
+        req = json.loads(message)
+        req["cap_last"] = cap_last
+        if threads() != 1 or len(fds) != 3 + len(req["ns"]):
+            for fd in fds:
+                os.close(fd)
+            sock.send(json.dumps({"error": f"{threads()} threads, {len(fds)} fds"}).encode())
+            continue
+        pid = os.fork()
+        if pid == 0:
+            child(req, fds)
+        for fd in fds:
+            os.close(fd)
+        pidfd = os.pidfd_open(pid)
+        try:
+            socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [pidfd])
+        finally:
+            os.close(pidfd)
+
+
+def main() -> None:
+    lib = libc()
+    # a killed fork's own child is reparented here (not to the machine's init, which may
+    # never reap it) and reaped by serve()
+    if prctl(lib, PR_SET_DUMPABLE, 0) != 0 or prctl(lib, PR_SET_CHILD_SUBREAPER, 1) != 0:
+        sys.exit(FAILED)
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    loaded = preload(json.loads(sys.argv[2]))
+    close_fds_except(lib, [sock.fileno()])
+    open_fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
+    sock.send(json.dumps({"ready": loaded, "fds": open_fds, "threads": threads()}).encode())
+    serve(sock)
+    sock.close()
+    while True:  # a recycled zygote: the forks still running keep their parent
+        try:
+            os.wait()
+        except ChildProcessError:
+            break
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""The warm path beside the cold chain (backends/warmbox.py; SPEC §3, "Warm children enter a
+sandbox"), same machine, same run:
+
+- `check minigrad`, `check fusion` and `grade` of one fusion submission (the reference), each
+  a fresh grader process: warm (`TRAINING_SYSTEMS_WARM=1`: the zygote starts in that process,
+  its imports are on the wall-clock path; a lone child, `check`'s, starts cold unless a zygote
+  is up, so the check rows compare the switch, not two paths) vs cold
+  (`TRAINING_SYSTEMS_WARM=0`);
+- a graded fusion submission in a grader process whose zygote is already up (what `bulk`,
+  `selftest`, `demo` and `check --watch` pay per submission after the first) vs cold in the
+  same process.
+
+Figures are medians of REPEATS wall times (env BENCH_REPEATS, default 3).
+
+    python bench/bench_warm.py
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from benchrows import guarded, not_measured, print_rows, row  # noqa: E402
+
+from autograder.backends import warmbox  # noqa: E402
+from autograder.sandbox import SandboxPolicy  # noqa: E402
+
+PY = sys.executable
+REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
+
+
+def wall(cmd: list[str], warm: bool) -> float:
+    """Median wall seconds of REPEATS runs of cmd with the warm path on or off; raises when the
+    command fails."""
+    env = {**os.environ, warmbox.ENV_SWITCH: "1" if warm else "0"}
+    times = []
+    for _ in range(REPEATS):
+        t = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+        times.append(time.perf_counter() - t)
+        if proc.returncode not in (0, 1):
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or [""]
+            raise RuntimeError(f"{' '.join(cmd[2:5])} exited {proc.returncode}: {tail[0][:150]}")
+    return statistics.median(times)
+
+
+def command_row(what: str, cmd: list[str]) -> dict:
+    warm, cold = wall(cmd, True), wall(cmd, False)
+    return row("warm", what, warm, "s", peer=cold, peer_name="cold chain (TRAINING_SYSTEMS_WARM=0)",
+               note=f"fresh grader process each, median of {REPEATS}; lower is better")
+
+
+def in_process_row() -> dict:
+    """A fusion grade with the zygote up vs cold, in this process."""
+    from autograder.assignments import load
+    from autograder.grading.judge import grade_submission_root
+
+    fusion = load("fusion")
+
+    def grade(warm: bool) -> float:
+        os.environ[warmbox.ENV_SWITCH] = "1" if warm else "0"
+        t = time.perf_counter()
+        result = grade_submission_root(fusion, fusion.solutions)
+        took = time.perf_counter() - t
+        if result.run is None or result.run.path != ("warm" if warm else "cold"):
+            raise RuntimeError(f"the {'warm' if warm else 'cold'} path did not run")
+        return took
+
+    grade(True)  # the zygote starts
+    warm, cold = [], []
+    for _ in range(REPEATS):
+        warm.append(grade(True))
+        cold.append(grade(False))
+    return row("warm", "grade one fusion submission, zygote already up (bulk, watch)",
+               statistics.median(warm), "s", peer=statistics.median(cold),
+               peer_name="cold chain, same process",
+               note=f"interleaved, median of {REPEATS}; lower is better")
+
+
+def rows() -> list[dict]:
+    why = warmbox.probe(SandboxPolicy.create())
+    if why is not None:
+        return [not_measured("warm", "warm vs cold", why)]
+    out: list[dict] = []
+    for name in ("minigrad", "fusion"):
+        cmd = [PY, "-m", "autograder", "check", name, "--impl", "solutions"]
+        out += guarded("warm", [f"check {name}"],
+                       lambda name=name, cmd=cmd: [command_row(f"check {name} (reference)", cmd)])
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [PY, "-m", "autograder", "grade", "solutions", "--assignment", "fusion", "--out",
+               tmp]
+        out += guarded("warm", ["grade fusion"],
+                       lambda: [command_row("grade one fusion submission (reference)", cmd)])
+    return out + guarded("warm", ["grade fusion, zygote up"], lambda: [in_process_row()])
+
+
+def main() -> None:
+    print_rows(rows())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,188 @@
+"""The warm path (backends/warmbox.py, backends/zygote.py): graded children are forks of a
+zygote that enter the sandbox bubblewrap built around a holder.
+
+Parity: warm and cold give the same results.json (timings aside) on the toy course and on
+real assignments (solution, starter, a mutant). Attacks (tests/selftest/adversarial/warm_*.py)
+on what a fork could reach of the zygote, the host or other runs: each is shown to get
+through a deliberately broken entering sequence (`WarmBox.skip`: steps left out) and to fail
+against the real one. The rest of the adversarial corpus runs on the warm path in
+test_sandbox.py (the host backend's default where the probe passes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import tempfile
+from pathlib import Path
+
+import pytest
+from helpers import SOLUTION, command_lines, submission
+
+from autograder import sandbox
+from autograder.assignments import load
+from autograder.backends import host, warmbox
+from autograder.grading.judge import grade_submission_root
+from autograder.grading.report import results_json
+
+HERE = Path(__file__).parent
+ATTACKS = HERE / "adversarial"
+POLICY = sandbox.SandboxPolicy.create()
+WHY_NOT = warmbox.probe(POLICY)  # each test turns the switch on or off itself
+pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"no warm path here: {WHY_NOT}")
+
+
+def graded(assignment, root: Path, warm: bool, monkeypatch) -> tuple[str, dict]:
+    """(the path that ran, results.json without its timing) of grading `root`."""
+    monkeypatch.setenv(warmbox.ENV_SWITCH, "1" if warm else "0")
+    grade = grade_submission_root(assignment, root, policy=POLICY)
+    data = results_json([grade], 0.0)
+    return grade.run.path if grade.run else "none", data
+
+
+def assert_parity(assignment, root: Path, monkeypatch) -> None:
+    warm_path, warm = graded(assignment, root, True, monkeypatch)
+    cold_path, cold = graded(assignment, root, False, monkeypatch)
+    assert (warm_path, cold_path) == ("warm", "cold")
+    assert warm == cold
+
+
+def test_toy_parity(toy, tmp_path, monkeypatch):
+    mutant = SOLUTION.replace("return a + b", "return a - b")
+    assert mutant != SOLUTION
+    for root in (toy.solutions, toy.starter, submission(tmp_path, mutant)):
+        assert_parity(toy, root, monkeypatch)
+
+
+def test_minigrad_parity(tmp_path, monkeypatch):
+    minigrad = load("minigrad")
+    mutant = tmp_path / "mutant"
+    shutil.copytree(minigrad.solutions / "minigrad", mutant / "minigrad")
+    engine = mutant / "minigrad" / "engine.py"
+    text = engine.read_text()
+    engine.write_text(text.replace("(1.0 - out.data**2)", "(1.0 - out.data)"))
+    assert engine.read_text() != text
+    for root in (minigrad.solutions, minigrad.starter, mutant):
+        assert_parity(minigrad, root, monkeypatch)
+
+
+@pytest.mark.parametrize("course", ["toy", "ad_modes"])
+def test_mutant_records_parity(course, toy, tmp_path, monkeypatch):
+    """On the course's own mutants (toy, and ad_modes with torch preloaded), every test's
+    status, outcome, exception and observations are the same warm and cold."""
+    from autograder.authoring.mutants import load_mutants, materialize
+    from autograder.backends import base, run
+    from autograder.grading import store
+
+    assignment = toy if course == "toy" else load(course)
+    plan = base.TestPlan.from_stores(store.load_stores(assignment))
+    for i, mutant in enumerate(load_mutants(assignment)[:2]):
+        impl = materialize(assignment, mutant, tmp_path / str(i))
+        request = base.RunRequest(assignment, impl, "replay", plan, POLICY)
+        outcomes = {}
+        for switch in ("1", "0"):
+            monkeypatch.setenv(warmbox.ENV_SWITCH, switch)
+            result = run(request)
+            outcomes[result.path] = {i: (r.status, r.outcome, r.error_type, r.error_kind, r.obs)
+                                     for i, r in result.records.items()}
+        assert set(outcomes) == {"warm", "cold"} and outcomes["warm"], mutant.name
+        assert outcomes["warm"] == outcomes["cold"], mutant.name
+
+
+def zygote_pid(toy, monkeypatch) -> int:
+    """The toy's zygote in this process (started by grading the solution warm)."""
+    graded(toy, toy.solutions, True, monkeypatch)
+    zygote = host.BACKEND.zygotes.get(toy)
+    assert zygote is not None and zygote.alive()
+    return zygote.proc.pid
+
+
+def attack(toy, tmp_path: Path, name: str, monkeypatch, skip: tuple[str, ...],
+           **fill: str) -> tuple[dict, object]:
+    """Grade the attack file `name` warm with the entering sequence less `skip`; (what its
+    test_add reported, or {}; the grade)."""
+    source = (ATTACKS / f"{name}.py").read_text()
+    for key, value in fill.items():
+        source = source.replace(f"__{key}__", value)
+    monkeypatch.setattr(warmbox.WarmBox, "skip", skip)
+    path, _ = graded(toy, toy.solutions, True, monkeypatch)  # the zygote is up
+    sub = submission(tmp_path, source, f"{name}-{'-'.join(skip) or 'real'}")
+    grade = grade_submission_root(toy, sub, policy=POLICY)
+    monkeypatch.setattr(warmbox.WarmBox, "skip", ())
+    assert grade.run.path == "warm" or (skip and grade.run.path == "mixed"), grade.problems
+    message = next(t.message for t in grade.tests if t.id == "test_add")
+    seen = json.loads(message.split("SEEN")[1]) if "SEEN" in message else {"?": [message, *grade.problems]}
+    return seen, grade
+
+
+# what the probe reports -> a broken entering sequence it gets through
+BROKEN = {
+    # (without the second fork the harness cannot start a thread: its PID namespace for
+    # children is not its own; so the broken sequence stays in the host's namespaces)
+    "zygote_memory": ("setns", "chroot", "uid", "caps"),
+    "fds": ("close_fds",),
+    # (the slot uid cannot read the host's interpreter under /root: it stays root)
+    "host_root": ("setns", "chroot", "uid", "caps"),
+    "other_runs": ("setns", "chroot", "uid", "caps"),
+    "processes": ("setns", "chroot", "uid", "caps"),
+    "userns": ("seccomp", "chroot"),
+}
+
+
+@pytest.fixture
+def probe_fill(toy, tmp_path, monkeypatch):
+    canary_dir = Path(tempfile.mkdtemp(prefix="warm-host-"))
+    os.chmod(canary_dir, 0o755)
+    (canary_dir / "canary.txt").write_text("untouched\n")
+    os.chmod(canary_dir / "canary.txt", 0o644)
+    decoy = Path(tempfile.mkdtemp(prefix="grade-decoy-"))
+    os.chmod(decoy, 0o755)
+    yield {"ZYGOTE_PID": str(zygote_pid(toy, monkeypatch)),
+           "CANARY": str(canary_dir / "canary.txt"), "DECOY": str(decoy)}
+    shutil.rmtree(canary_dir, ignore_errors=True)
+    shutil.rmtree(decoy, ignore_errors=True)
+
+
+def test_probe_attacks_fail(toy, tmp_path, monkeypatch, probe_fill):
+    seen, _ = attack(toy, tmp_path, "warm_probe", monkeypatch, (), **probe_fill)
+    assert seen, "the probe did not report"
+    assert {k: v for k, v in seen.items() if k != "rng" and v} == {}
+    again, _ = attack(toy, tmp_path / "again", "warm_probe", monkeypatch, (), **probe_fill)
+    assert again["rng"][1] != seen["rng"][1], "two children share numpy's RNG state"
+
+
+@pytest.mark.parametrize("what", sorted(BROKEN))
+def test_probe_attack_gets_through_a_broken_sequence(toy, tmp_path, monkeypatch, probe_fill,
+                                                     what):
+    seen, _ = attack(toy, tmp_path, "warm_probe", monkeypatch, BROKEN[what], **probe_fill)
+    assert seen.get(what), f"{what} did not get through {BROKEN[what]}: {seen}"
+
+
+def test_rng_shared_without_reseed(toy, tmp_path, monkeypatch, probe_fill):
+    one, _ = attack(toy, tmp_path, "warm_probe", monkeypatch, ("reseed",), **probe_fill)
+    two, _ = attack(toy, tmp_path / "two", "warm_probe", monkeypatch, ("reseed",), **probe_fill)
+    assert one["rng"][1] == two["rng"][1]  # numpy's global state, as the zygote left it
+
+
+@pytest.mark.parametrize("skip", [(), ("setns", "chroot", "uid", "caps")], ids=["real", "broken"])
+def test_kill_zygote(toy, tmp_path, monkeypatch, skip):
+    pid = zygote_pid(toy, monkeypatch)
+    attack(toy, tmp_path, "warm_kill_zygote", monkeypatch, skip, ZYGOTE_PID=str(pid))
+    alive = host.BACKEND.zygotes.get(toy).proc.pid == pid
+    if skip:
+        assert not alive, "the broken sequence did not let the fork kill its zygote"
+    else:
+        assert alive, "the zygote was killed or replaced"
+    assert graded(toy, toy.solutions, True, monkeypatch)[1]["score"] == 7  # the next student
+
+
+@pytest.mark.parametrize("skip", [(), ("cgroup", "setns", "chroot", "uid", "caps")], ids=["real", "broken"])
+def test_linger(toy, tmp_path, monkeypatch, skip):
+    marker = f"warm-linger-{os.getpid()}-{len(skip)}"
+    attack(toy, tmp_path, "warm_linger", monkeypatch, skip, MARKER=marker)
+    left = [pid for pid, argv in command_lines().items() if marker.encode() in argv]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert bool(left) == bool(skip), f"processes left behind: {left}"
