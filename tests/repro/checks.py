@@ -168,6 +168,9 @@ def trials_vary_seed_repeats(observed, ctx) -> str | None:
         return problem or problem2
     if first.tobytes() != second.tobytes():
         return "the same seed gave two different results: draw the orders from a generator seeded with `seed`"
+    invalid = slot_sums_in_some_order(observed[0], ctx)
+    if invalid is not None:  # the result must be one of these inputs' (not any two equal tensors)
+        return invalid
     if all(first[0].tobytes() == row.tobytes() for row in first):
         return (f"all {len(first)} trials are bitwise identical: the accumulation order does not "
                 "change from trial to trial")

@@ -29,7 +29,10 @@ def test_study_of_known_values(rec, cases):
 
 
 def seed_lists(rng: np.random.Generator) -> list:
-    return [[3, 8, 3, 8, 5], [int(s) for s in rng.integers(0, 1000, size=3)] * 2]
+    """A fixed list with repeats, then drawn seeds repeated in a drawn pattern."""
+    pool = [int(s) for s in rng.choice(1000, size=int(rng.integers(3, 5)), replace=False)]
+    pattern = [*pool, *(pool[int(k)] for k in rng.integers(0, len(pool), size=int(rng.integers(2, 6))))]
+    return [[3, 8, 3, 8, 5], [pattern[k] for k in rng.permutation(len(pattern))]]
 
 
 @graded(points=2, cases=seed_lists)
