@@ -121,6 +121,13 @@ def test_published_goldens_earn_nothing(name: str, mode: str, tmp_path: Path) ->
 VERDICTS = {
     ("ddp", "test_whole_job_joins"): "a 2 x 2 job's ranks, world size and group are what "
                                      "SPEC 5.6 fixes for the public test",
+    ("dedup", "test_signature_dtype_shape"): "the hash family is free (SPEC 5.4): dtype, shape "
+                                             "and repeatability compare signatures with each "
+                                             "other, never with the stored set",
+    ("dedup", "test_signature_same_in_another_process"): "likewise: one process's signatures "
+                                                         "against another's",
+    ("dedup", "test_permutations_are_independent"): "likewise: distinct entries within a "
+                                                    "signature",
     ("repro", "test_same_seed_same_draws"): "how seed_everything uses its seed is free: the "
                                             "check can only compare the draws with each other",
 }
