@@ -104,7 +104,10 @@ def test_golden_generation_runs_on_the_chosen_backend(toy_course, tmp_path, monk
     stores = goldens.generate(toy, tmp_path, placement=Placement("spy", "2"))
     modes = [r.mode for r in spy.requests]
     # the generating run, the two timing replays of the reference (in order, reversed), mutants
-    assert modes[0] == "gen" and modes.count("replay") == len(stores["public"].mutants) + 2
+    # the generation, the graded input set's, two timing replays, each mutant on the published
+    # and on the graded inputs
+    assert modes[0] == "gen" and modes.count("gen") == 2
+    assert modes.count("replay") == 2 * len(stores["public"].mutants) + 2
     assert len(stores["public"].mutants) >= 1 and [r.reverse for r in spy.requests].count(True) == 1
     assert {r.gpus for r in spy.requests} == {"2"}
     assert stores["public"].tests  # what came back through JSON made the stores
@@ -137,8 +140,9 @@ def test_selftest_runs_every_child_on_the_chosen_backend(toy_course, monkeypatch
                   *(f"mutant {m.name}" for m in load_mutants(toy))]:
         assert f"toy: {label}: ok" in out, out
     modes = [(r.mode, r.trusted) for r in spy.requests]
-    # goldens fresh: one regeneration and one replay of the reference on the committed inputs
-    assert modes.count(("gen", False)) == 1 and modes.count(("replay", True)) == 1, modes
+    # goldens fresh: a regeneration and a replay of the reference on the committed inputs, for
+    # the published inputs and for the graded input set
+    assert modes.count(("gen", False)) == 2 and modes.count(("replay", True)) == 2, modes
     graded = [r for r in spy.requests if (r.mode, r.trusted) == ("replay", False)]
     assert len(graded) >= 2 + len(load_mutants(toy))  # solutions, starter, each mutant
     assert len(host_runs) == len(spy.requests)  # every host run came through the spy
