@@ -337,7 +337,7 @@ def test_compare_lists_exactly_the_students_and_tests_a_golden_change_moves(toy_
     package(subs / "carol", SOLUTION.replace("key=lambda i: xs[i])", "key=lambda i: -xs[i])"))
     bulk(subs, before, "--assignment", "toy")
     released = {p: p.read_bytes() for p in before.rglob("*") if p.is_file()}
-    golden = toy_env / "tests" / "toy" / "goldens" / "public.json"
+    golden = toy_env / "tests" / "toy" / "goldens" / "graded.json"  # what grades the public tests
     data = json.loads(golden.read_text())
     data["tests"]["test_add"]["observations"]["sum[0]"]["expected"] += 1.0  # a wrong fix
     golden.write_text(json.dumps(data))
