@@ -159,10 +159,9 @@ def _graded_set(assignment: Assignment, public: GoldenStore, published: dict,
     """The public tests' graded input set: the solution in gen mode on inputs drawn from the
     salted seeds (the committed store's salt, else a new secret one), its inputs written to
     inputs/graded.json. Each test keeps its published spec (points, task, timings) with the
-    expected values of the new inputs. A test that the published goldens would pass there too
-    (judged as a student's values are) carries 0 points in it: its inputs ignore the seed (no
-    `cases=`, a worked example), or what it checks does not depend on them (a verdict such as
-    "raises ValueError", a property its check cannot tie to the inputs)."""
+    expected values of the new inputs. A test whose expected values are the same there carries
+    0 points in it: its inputs ignore the seed (no `cases=`, a worked example) or its answer
+    does not depend on them (a verdict such as "raises ValueError")."""
     salt = graded_salt(assignment)
     result = backends.run(RunRequest(assignment, assignment.solutions, "gen",
                                      TestPlan.from_stores({"public": public}), policy,
@@ -178,7 +177,7 @@ def _graded_set(assignment: Assignment, public: GoldenStore, published: dict,
     for tid, spec in public.tests.items():
         drawn = decode(inputs["public"][tid]) if tid in inputs["public"] else None
         replayable = _near(decode(published[tid]) if tid in published else None, drawn,
-                           0.0) or _replay_passes(assignment, spec, fresh[tid], drawn)
+                           0.0) or _same_expected(spec, fresh[tid])
         tests[tid] = replace(spec, observations=fresh[tid].observations,
                              points=0.0 if replayable else spec.points)
     path = assignment.inputs_path(GRADED_INPUTS, base)
@@ -187,16 +186,15 @@ def _graded_set(assignment: Assignment, public: GoldenStore, published: dict,
             inputs["public"])
 
 
-def _replay_passes(assignment: Assignment, published: TestSpec, graded: TestSpec,
-                   inputs) -> bool:
-    """Whether reporting the published goldens passes the test on the graded inputs: every
-    observation the graded set expects is one the published goldens hold, and the parent's
-    own comparison (exact, close or the named check, on the graded inputs) accepts it."""
-    if not graded.observations.keys() <= published.observations.keys():
-        return False
-    return all(judge(spec, decode_observed(published.observations[name].expected), inputs,
-                     assignment.checks, name) is None
-               for name, spec in graded.observations.items())
+def _same_expected(published: TestSpec, graded: TestSpec) -> bool:
+    """Whether every expected value of the test is the same on both input sets: reporting the
+    published goldens passes it on the graded inputs too. (A named check that compares the
+    child's values only with each other, where SPEC leaves the values free, can also accept
+    them: those tests keep their points, so that the bugs only they catch still lose points;
+    tests/selftest/test_graded_inputs.py lists them.)"""
+    return published.observations.keys() == graded.observations.keys() and all(
+        plain_equal(decode(o.expected), decode(graded.observations[name].expected))
+        for name, o in published.observations.items())
 
 
 def graded_salt(assignment: Assignment) -> str:

@@ -112,17 +112,32 @@ class RunResult:
     # how its children started: "warm" (zygote forks entering the sandbox), "cold" (a fresh
     # interpreter per child), "mixed" (the zygote refused some)
     path: str = "cold"
+    package_error: bool = False  # a child said the package itself does not import
 
     def to_json(self) -> dict:
         return {"records": {k: r.to_json() for k, r in self.records.items()},
                 "collect_errors": list(self.collect_errors), "stderr_tail": self.stderr_tail,
-                "restarts": self.restarts, "wall_s": self.wall_s, "path": self.path}
+                "restarts": self.restarts, "wall_s": self.wall_s, "path": self.path,
+                "package_error": self.package_error}
 
     @classmethod
     def from_json(cls, data: dict) -> RunResult:
         return cls({k: TestRecord.from_json(r) for k, r in data["records"].items()},
                    [str(e) for e in data["collect_errors"]], str(data["stderr_tail"]),
-                   int(data["restarts"]), float(data["wall_s"]), str(data.get("path", "cold")))
+                   int(data["restarts"]), float(data["wall_s"]), str(data.get("path", "cold")),
+                   data.get("package_error") is True)
+
+    @classmethod
+    def joined(cls, results: list[RunResult]) -> RunResult:
+        """Several runs of one submission, in order, as one (records, errors, restarts and
+        times together; the first shown stderr tail)."""
+        paths = {r.path for r in results}
+        return cls({k: v for r in results for k, v in r.records.items()},
+                   [e for r in results for e in r.collect_errors],
+                   next((r.stderr_tail for r in results if r.stderr_tail), ""),
+                   sum(r.restarts for r in results), sum(r.wall_s for r in results),
+                   paths.pop() if len(paths) == 1 else "mixed",
+                   any(r.package_error for r in results))
 
 
 @dataclass(frozen=True)

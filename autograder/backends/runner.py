@@ -181,7 +181,8 @@ class); never raises for anything a child does.
     return RunResult(records, [e for f in folders for e in f.collect_errors],
                      next((f.stderr_tail for f in folders if f.stderr_tail and not f.redact), ""),
                      sum(f.restarts for f in folders), time.monotonic() - started,
-                     "mixed" if len(paths) > 1 else next(iter(paths), "cold"))
+                     "mixed" if len(paths) > 1 else next(iter(paths), "cold"),
+                     any(f.package_error for f in folders))
 
 
 class FolderRun:

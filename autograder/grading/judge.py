@@ -146,35 +146,60 @@ def grade_staged(assignment: Assignment, impl_root: Path,
     # the trusted checks module may import heavy oracles (scipy, torch): load it meanwhile
     checks_loader = threading.Thread(target=lambda: assignment.checks, daemon=True)
     checks_loader.start()
-    request = RunRequest(assignment, impl_root, "replay", TestPlan.from_stores(judged), policy,
-                         graded_public=graded)
-    result = backends.run(request, placement)
+
+    def run(part: dict[str, GoldenStore], graded_public: bool = False) -> RunResult:
+        return backends.run(RunRequest(assignment, impl_root, "replay",
+                                       TestPlan.from_stores(part), policy,
+                                       graded_public=graded_public), placement)
+
+    # A graded run goes in this order: the public tests on the graded inputs (redacted), those
+    # that failed there once more on the published inputs (their messages are shown), then
+    # the hidden tests: no child whose output is shown runs after a hidden child.
+    first = {v: st for v, st in judged.items() if not graded or v == "public"}
+    runs = [run(first, graded)] if first else []
+    if graded and runs and runs[0].records and all(
+            r.status == "refused" for r in runs[0].records.values()):
+        # the graded goldens cannot be kept from the child here (the hidden run says why):
+        # the public tests are judged on the published inputs, as a check judges them
+        graded, first = False, {"public": stores["public"]}
+        runs = [run(first)]
     checks_loader.join()
+    tests = _judge_stores(assignment, first, runs[0], graded) if runs else []
+    problems = [e for r in runs for e in r.collect_errors]
+    failing = {t.id for t in tests if t.visibility == "public" and not t.passed
+               and runs[0].records.get(t.id, TestRecord(t.id)).status != "refused"}
+    if graded and failing:
+        published = _restricted(stores["public"], failing)
+        shown = run({"public": published})
+        feedback = {t.id: t for t in _judge_stores(assignment, {"public": published}, shown,
+                                                   False)}
+        tests = [_with_feedback(t, feedback.get(t.id)) if t.visibility == "public" else t
+                 for t in tests]
+        problems = list(shown.collect_errors) + problems
+    if "hidden" in judged and "hidden" not in first:
+        # a package that does not import fails the hidden tests the same way: not started
+        hidden = RunResult({}, [], "", 0, 0.0) if runs and runs[0].package_error \
+            else run({"hidden": judged["hidden"]})
+        runs.append(hidden)
+        problems += hidden.collect_errors
+        tests += _judge_stores(assignment, {"hidden": judged["hidden"]}, hidden, graded)
+    return AssignmentGrade(assignment, tests, problems=_dedupe(problems),
+                           wall_s=time.monotonic() - started, run=RunResult.joined(runs))
+
+
+def _judge_stores(assignment: Assignment, stores: dict[str, GoldenStore], result: RunResult,
+            graded: bool) -> list[TestResult]:
+    """The tests of `stores` judged on `result` (public ones on the graded inputs when
+    `graded`); a test whose output the student may not see is judged redacted."""
     tests = []
-    for vis, store in judged.items():
+    for vis, store in stores.items():
         on_graded = graded and vis == "public"
         inputs = load_inputs(assignment, GRADED_INPUTS if on_graded else vis)
         tests += judge_run(assignment, store, [
             (spec, inputs.get(test_id), result.records.get(test_id, TestRecord(test_id)))
             for test_id, spec in store.tests.items()], bool(result.collect_errors),
             redacted=on_graded or vis != "public")
-    problems = list(result.collect_errors)
-    failing = {t.id for t in tests if t.visibility == "public" and not t.passed
-               and result.records.get(t.id, TestRecord(t.id)).status != "refused"}
-    if graded and failing:
-        published = _restricted(stores["public"], failing)
-        shown = backends.run(RunRequest(assignment, impl_root, "replay",
-                                        TestPlan.from_stores({"public": published}), policy),
-                             placement)
-        inputs = load_inputs(assignment, "public")
-        feedback = {t.id: t for t in judge_run(assignment, published, [
-            (spec, inputs.get(tid), shown.records.get(tid, TestRecord(tid)))
-            for tid, spec in published.tests.items()], bool(shown.collect_errors))}
-        tests = [_with_feedback(t, feedback.get(t.id)) if t.visibility == "public" else t
-                 for t in tests]
-        problems = list(shown.collect_errors) + problems
-    return AssignmentGrade(assignment, tests, problems=_dedupe(problems),
-                           wall_s=time.monotonic() - started, run=result)
+    return tests
 
 
 PUBLISHED_ONLY = ("passes on the published inputs (your local check) but not on the graded "

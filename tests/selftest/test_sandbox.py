@@ -600,6 +600,7 @@ def test_hidden_refused_when_goldens_cannot_be_kept_secret(tmp_path, monkeypatch
         shutil.copytree(toy_course, shared / "course")
         toy = load("toy", shared / "course")
         goldens = toy.goldens_path("hidden")
+        os.chmod(toy.goldens_path("graded"), 0o600)  # as secret as the hidden ones (below)
         plan = TestPlan.from_stores(load_stores(toy, ("public", "hidden")))
 
         def refusal(namespaces: bool, user: bool, mode: str = "auto") -> str | None:
@@ -615,6 +616,9 @@ def test_hidden_refused_when_goldens_cannot_be_kept_secret(tmp_path, monkeypatch
         assert readable is not None and "unreadable to other users" in readable
         os.chmod(goldens, 0o600)
         assert refusal(False, True) is None
+        os.chmod(toy.goldens_path("graded"), 0o644)  # the graded set readable: refused too
+        assert "unreadable to other users" in (refusal(False, True) or "")
+        os.chmod(toy.goldens_path("graded"), 0o600)
         os.chmod(goldens, 0o644)
         os.chmod(goldens.parent, 0o700)
         assert refusal(False, True) is None

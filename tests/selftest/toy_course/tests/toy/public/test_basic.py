@@ -14,7 +14,7 @@ def test_add(rec, cases):
 
 @graded(points=1, cases=lambda rng: rng.normal(size=3).tolist())
 def test_mean_of_nothing(rec, cases):
-    """The mean of nothing raises; beside it, the mean of a stored list (a verdict alone would
-    be the same on every input set, and worth nothing in grade)."""
+    """The mean of nothing raises. Beside the verdict, the test records the stored value it ran
+    with: a verdict alone is the same on every input set, and worth nothing in grade."""
     rec.raises("error", toy.mean, [])
-    rec.close("mean", toy.mean(cases), rtol=1e-12)
+    rec.close("stored", float(cases[0]), rtol=0.0)
