@@ -183,7 +183,9 @@ def mutant_fits(test: TestSpec, observed: dict[str, Observed], failing: set[str]
         evidence = len(matched) + (site is not None)
         if not evidence or (site is None and matched <= by_shared_tag):
             continue  # nothing matched, or only a symptom several mutants share
-        unexplained = len(student_fails - differs)
+        # an observation the student did not record is no evidence against the mutant (it may
+        # not have recorded it either: the store keeps only the values it did record)
+        unexplained = len(student_fails - differs - missing)
         first = next(iter(matched), None)
         if site is None and unexplained and (len(matched) <= unexplained or (
                 len(matched) == 1 and _tiny(test.observations[first], values_of[first]))):

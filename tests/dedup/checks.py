@@ -251,7 +251,8 @@ def min_of_union(observed, ctx) -> str | None:
         return "each signature must be a non-empty list of non-negative integers, of one length"
     m = [min(x, y) for x, y in zip(a, b)]
     if u != m:
-        return "signature(A | B) != np.minimum(signature(A), signature(B)): " + _diff(u, m)
+        return ("not_min_of_union",
+                "signature(A | B) != np.minimum(signature(A), signature(B)): " + _diff(u, m))
     case = ctx.inputs[_index(ctx.name)]
     sa, sb = set(case["a"]), set(case["b"])
     jac, est = len(sa & sb) / len(sa | sb), _agreement(a, b)
@@ -290,7 +291,8 @@ def signatures_equal_per_set(observed, ctx) -> str | None:
         if _signature(here[k]) is None:
             return "a signature must be a non-empty list of non-negative integers"
         if there[k] != here[k]:
-            return f"set {k}: the other process gave another signature: {_diff(here[k], there[k])}"
+            return ("differs_across_processes",
+                    f"set {k}: the other process gave another signature: {_diff(here[k], there[k])}")
     if len(here[0]) != len(here[1]) or _agreement(here[0], here[1]) > 0.5:
         return ("two disjoint sets got signatures that agree on more than half their entries: "
                 "the signature must depend on the set")
@@ -356,7 +358,8 @@ def estimates_within_bound(observed, ctx) -> str | None:
             return f"pair {i}: each signature must be a list of {k} non-negative integers"
         m = [min(x, y) for x, y in zip(a, b)]
         if u != m:
-            return (f"pair {i}: signature(A | B) != np.minimum(signature(A), signature(B)): "
+            return ("not_min_of_union",
+                    f"pair {i}: signature(A | B) != np.minimum(signature(A), signature(B)): "
                     + _diff(u, m))
         sa, sb = set(pair["a"]), set(pair["b"])
         jac = len(sa & sb) / len(sa | sb)
