@@ -77,7 +77,7 @@ def mutate(data: bytes, how) -> bytes:
 
 
 def passing_run(assignment, impl_root, visibilities=("public", "hidden"), policy=None, task=None,
-                ids=None, placement=None):
+                ids=None, placement=None, graded_inputs=None):
     """Stands in for grading.grade_staged (same signature): every test passes (the staged
     package must exist)."""
     assert (impl_root / assignment.package / "__init__.py").is_file()
