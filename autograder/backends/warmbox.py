@@ -10,7 +10,8 @@ the namespaces, chroots to the holder's root, drops to the slot uid and runs boo
 holder tears its namespaces down; `after_child` kills the cgroup and the uid as the cold path
 does. The zygote is one per (assignment, grader process), started on first use, recycled after
 MAX_FORKS forks; it imports what `preload.preload_list` names (never the assignment's package,
-tests or a submission), and holds no fd but its socket.
+tests or a submission) through the children's view of the packages (sandbox/view.py: what a
+forbidden rule removes is never in its memory), and holds no fd but its socket.
 
 `WarmZygotes.factory` answers the box class to use for a request: `WarmBox` where the warm path
 runs here, or None (the cold chain: `HostBox`) where the switch (`TRAINING_SYSTEMS_WARM=0`)
@@ -65,14 +66,16 @@ def enabled() -> bool:
 class Zygote:
     """One running zygote.py with an assignment's third-party modules loaded."""
 
-    def __init__(self, preloads: list[str], forbidden: tuple[str, ...] = ()):
+    def __init__(self, preloads: list[str], forbidden: tuple[str, ...] = (),
+                 mounts: tuple[tuple[str, str], ...] = ()):
         self.lock = threading.Lock()
         self.forks = 0
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock = ours
         env = {**scrubbed_env(Path("/nonexistent")), **ZYGOTE_ENV}
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-B", str(ZYGOTE), str(theirs.fileno()), json.dumps(preloads)],
+            [sys.executable, "-I", "-B", str(ZYGOTE), str(theirs.fileno()), json.dumps(preloads),
+             json.dumps(mounts)],
             pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         theirs.close()
@@ -293,7 +296,9 @@ class WarmZygotes:
                 return None
             if key not in self.zygotes:
                 try:
-                    self.zygotes[key] = Zygote(preload_list(assignment), assignment.forbidden)
+                    forbidden = assignment.forbidden
+                    self.zygotes[key] = Zygote(preload_list(assignment), forbidden,
+                                               child_view(list(forbidden)).mounts)
                 except OSError:
                     self.zygotes[key] = None  # not here: the cold chain runs it
             self.zygotes.move_to_end(key)
@@ -308,10 +313,6 @@ class WarmZygotes:
         caps = capabilities(request.policy)
         if not enabled() or request.policy.mode == "none" or not caps.namespaces \
                 or probe(request.policy) is not None:
-            return None
-        if child_view(list(request.assignment.forbidden)).mounts:
-            # the zygote imports from the host's packages: what the child's view replaces
-            # (a forbidden definition inside an allowed package) would be in its memory
             return None
         # a zygote pays off from its second child: a process's first run of an assignment with
         # a lone child (`check`: public tests only; golden generation) starts cold

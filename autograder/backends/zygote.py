@@ -1,9 +1,11 @@
 """The sandboxed zygote: a warm interpreter whose forks enter a sandbox bubblewrap built
 (SPEC §3, "Warm children enter a sandbox; they never build one"). Run by backends/warmbox.py
-as `python -I -B zygote.py FD PRELOAD_JSON`; never imported.
+as `python -I -B zygote.py FD PRELOAD_JSON VIEW_JSON`; never imported.
 
 It makes itself non-dumpable, imports the third-party modules of PRELOAD_JSON (never the
-assignment's package, tests or anything of a submission), closes every fd but its
+assignment's package, tests or anything of a submission) through the children's view of the
+packages (VIEW_JSON: the view's [source, target] mounts; `ViewFinder`), so nothing the view
+removes is ever in its memory, closes every fd but its
 SOCK_SEQPACKET socket FD and says `{"ready": [modules], "fds": [...], "threads": n}`. Then it
 serves one request per message: a JSON object `{"boot", "config", "workdir", "env", "rlimits",
 "cgroup", "uid", "gid", "ns", "skip"}` with fds attached: stdout, stderr, one fd per namespace
@@ -31,7 +33,10 @@ a killed fork's own child comes back to it to be reaped.
 it (tests/selftest/test_warm.py), to show each attack succeeding against a broken sequence.
 """
 
+from __future__ import annotations
+
 import ctypes
+import importlib.machinery
 import json
 import os
 import resource
@@ -211,10 +216,11 @@ def wait_for(pid: int) -> None:
     os._exit(os.waitstatus_to_exitcode(status) % 256)
 
 
-def child(req: dict, fds: list[int]) -> None:
+def child(req: dict, fds: list[int], view: ViewFinder) -> None:
     """In the fork: enter the sandbox, fork into its PID namespace, run boot; never returns."""
     skip = set(req.get("skip", ()))
     try:
+        view.leave()
         lib = libc()
         enter(lib, req, fds, skip)
         if "pid_fork" not in skip:
@@ -255,6 +261,72 @@ def threads() -> int:
         return int(next(ln for ln in f if ln.startswith("Threads:")).split()[1])
 
 
+class ViewFinder:
+    """Imports as the children's view of the packages shows them (SPEC §3: the zygote loads
+    through the same view; autograder/sandbox/view.py): a file under a mount's target is read
+    from the mount's source, as bubblewrap's `--ro-bind source target` shows it to a cold
+    child (the deepest target wins: an excepted entry inside a replaced folder is the
+    original). A module whose file the view does not have is absent (ModuleNotFoundError),
+    never the host's original; `__file__` and the spec keep the target path, which is what
+    the child's mounts show. Placed just before the path finder; a fork leaves it (`leave`)
+    before it enters the sandbox, where the mounts themselves show the view."""
+
+    def __init__(self, mounts: list[list[str]]):
+        self.mounts = sorted(((src.rstrip("/"), dst.rstrip("/")) for src, dst in mounts),
+                             key=lambda m: len(m[1]))
+        self.active = bool(self.mounts)
+
+    def translate(self, path: str) -> str:
+        if not self.active:
+            return path
+        found = path
+        for source, target in self.mounts:  # shallow to deep: the deepest match wins
+            if path == target or path.startswith(target + "/"):
+                found = source + path[len(target):]
+        return found
+
+    def find_spec(self, fullname, path=None, target=None):
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is None or not self.active or not spec.has_location or not spec.origin:
+            return spec
+        seen = self.translate(spec.origin)
+        if seen == spec.origin:
+            return spec
+        if not os.path.exists(seen):
+            raise ModuleNotFoundError(f"No module named '{fullname}'", name=fullname)
+        if not spec.origin.endswith(".py"):
+            return spec
+        spec.loader = ViewLoader(fullname, spec.origin, self)
+        return spec
+
+    def install(self) -> None:
+        where = next((i for i, f in enumerate(sys.meta_path)
+                      if f is importlib.machinery.PathFinder),
+                     len(sys.meta_path))
+        sys.meta_path.insert(where, self)
+
+    def leave(self) -> None:
+        """In a fork, before it enters the sandbox: paths are the targets' own from now on."""
+        self.active = False
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+
+
+class ViewLoader(importlib.machinery.SourceFileLoader):
+    """A source file read through the view (its bytecode too: the view mounts each
+    replacement's .pyc over the original's)."""
+
+    def __init__(self, fullname: str, path: str, view: ViewFinder):
+        super().__init__(fullname, path)
+        self.view = view
+
+    def get_data(self, path):
+        return super().get_data(self.view.translate(path))
+
+    def path_stats(self, path):
+        return super().path_stats(self.view.translate(path))
+
+
 def preload(names: list[str]) -> list[str]:
     """Import each `module` or `module:attribute`; a name that fails is skipped."""
     import importlib
@@ -280,7 +352,7 @@ def reap() -> None:
             return
 
 
-def serve(sock: socket.socket) -> None:
+def serve(sock: socket.socket, view: ViewFinder) -> None:
     with open("/proc/sys/kernel/cap_last_cap") as f:
         cap_last = int(f.read())
     while True:
@@ -303,7 +375,7 @@ def serve(sock: socket.socket) -> None:
             continue
         pid = os.fork()
         if pid == 0:
-            child(req, fds)
+            child(req, fds, view)
         for fd in fds:
             os.close(fd)
         pidfd = os.pidfd_open(pid)
@@ -320,11 +392,13 @@ def main() -> None:
     if prctl(lib, PR_SET_DUMPABLE, 0) != 0 or prctl(lib, PR_SET_CHILD_SUBREAPER, 1) != 0:
         sys.exit(FAILED)
     sock = socket.socket(fileno=int(sys.argv[1]))
+    view = ViewFinder(json.loads(sys.argv[3]) if len(sys.argv) > 3 else [])
+    view.install()
     loaded = preload(json.loads(sys.argv[2]))
     close_fds_except(lib, [sock.fileno()])
     open_fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
     sock.send(json.dumps({"ready": loaded, "fds": open_fds, "threads": threads()}).encode())
-    serve(sock)
+    serve(sock, view)
     sock.close()
     while True:  # a recycled zygote: the forks still running keep their parent
         try:

@@ -58,6 +58,8 @@ def test_the_forbidden_object_is_not_found(name, technique, tmp_path, monkeypatc
     if viewless:  # the mutant: the sandbox without the view
         monkeypatch.setattr("autograder.sandbox.bwrap.child_view", lambda rules: View())
     case = DELEGATES[name]
+    if viewless and case.get("removed_by") == "compiled_ops":
+        pytest.skip("removed by the child's compiled_ops, not by the view")
     assignment = load(case.get("assignment", name))
     ids = frozenset(case.get("tests", ())) or ids_of(assignment, case["test_file"])
     grade = grade_submission_root(assignment, hostile(assignment, case, technique, tmp_path),
@@ -190,3 +192,43 @@ def test_a_compiled_operator_a_rule_names_raises_by_every_route():
     assert seen["disabled"][0] == [], seen["disabled"]
     assert len(seen["untouched"][0]) == 7, seen["untouched"]
     assert seen["disabled"][1:] == seen["untouched"][1:] == [seen["untouched"][1], 1.0]
+
+
+WARM_CASES = [(name, technique) for name, technique in CASES
+              if technique in ("gc_objects", "subclasses", "sys_modules", "globals")]
+
+
+@pytest.mark.parametrize("name, technique", WARM_CASES, ids=[f"{n}-{t}" for n, t in WARM_CASES])
+def test_the_warm_path_holds_no_forbidden_object(name, technique, tmp_path, monkeypatch):
+    """The zygote imports through the children's view (backends/zygote.py, ViewFinder): the
+    routes that search memory (the collector, subclasses, sys.modules, another function's
+    globals) find nothing in a warm child either. `ZYGOTE_VIEWLESS=1` starts the zygote
+    without the view (the children's mounts unchanged): the originals it loaded are found."""
+    from autograder.backends import host, warmbox
+    if warmbox.probe(warmbox.SandboxPolicy.create()) is not None:
+        pytest.skip("no warm path here")
+    viewless = bool(os.environ.get("ZYGOTE_VIEWLESS"))
+    if viewless:
+        monkeypatch.setattr(warmbox, "child_view", lambda rules: View())
+    monkeypatch.setenv(warmbox.ENV_SWITCH, "1")
+    zygotes = warmbox.WarmZygotes()  # this test's own: none started with another view
+    monkeypatch.setattr(host.BACKEND, "zygotes", zygotes)
+    case = DELEGATES[name]
+    if viewless and case.get("removed_by") == "compiled_ops":
+        pytest.skip("removed by the child's compiled_ops, not by the view")
+    assignment = load(case.get("assignment", name))
+    ids = frozenset(case.get("tests", ())) or ids_of(assignment, case["test_file"])
+    root = hostile(assignment, case, technique, tmp_path)
+    paths = []
+    try:
+        for _ in range(2):  # a process's first lone child of an assignment starts cold
+            grade = grade_submission_root(assignment, root, visibilities=("public",), ids=ids)
+            paths.append(grade.run.path if grade.run else "none")
+    finally:
+        zygotes.close()
+    assert paths[-1] == "warm", paths
+    earned = [t.id for t in grade.tests if t.passed]
+    if viewless:
+        assert earned, f"{name} by {technique} earns nothing even from a viewless zygote"
+    else:
+        assert not earned, f"{name}: {case['name']} found by {technique} in a warm child: {earned}"
