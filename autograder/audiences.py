@@ -38,7 +38,7 @@ WHOLE, STUBBED = "whole", "stubbed"
 # tests/conftest.py plugin autograder/grading/local.py), and nothing an instructor alone runs.
 RELEASE_ENGINE = frozenset({
     "__init__.py", "__main__.py", "assignments.py", "atomic.py", "audiences.py", "cli.py",
-    "input_paths.py",
+    "input_paths.py", "watch.py",
     "harness", "sandbox", "authoring/__init__.py", "authoring/contract.py",
     "backends/__init__.py", "backends/base.py", "backends/host.py", "backends/runner.py",
     "backends/hostbox.py", "backends/preload.py", "backends/warmbox.py", "backends/zygote.py",

@@ -87,12 +87,39 @@ def cmd_check(args: argparse.Namespace) -> int:
     assignment = load(args.assignment)
     impl = input_folder(Path(args.impl), "--impl") if args.impl else assignment.starter
     task = resolve_task(assignment, args.task)
+    scope = f" task {task}" if task is not None else ""
+    title = f"check {assignment.name}{scope} ({impl})"
+    if args.watch:
+        return _watch_check(assignment, impl, task, args, title)
     results = service.check(assignment, impl, _policy(args), task, _placement(args))
     _print_warnings(results)
-    scope = f" task {task}" if task is not None else ""
-    show(results.grades, make_console(), f"check {assignment.name}{scope} ({impl})")
+    show(results.grades, make_console(), title)
     full = results.max_score > 0 and results.score == results.max_score
     return 0 if full else 1
+
+
+def _watch_check(assignment, impl: Path, task: int | None, args, title: str) -> int:
+    """`check --watch` (autograder/watch.py): the report redrawn after every save."""
+    import threading
+
+    from .watch import live_report, python_saves, watch
+
+    folder = impl / assignment.package if (impl / assignment.package).is_dir() else impl
+    console, stop = make_console(), threading.Event()
+
+    def headline(saved: list[str]) -> str:
+        what = f"saved {', '.join(saved)}; " if saved else ""
+        return visible(f"{what}watching {folder} (Ctrl-C to stop)")
+
+    def run() -> service.Results:
+        return service.check(assignment, impl, _policy(args), task, _placement(args))
+
+    report, end = live_report(console, lambda c, r: show(r.grades, c, title), headline)
+    try:
+        return watch(run, report, python_saves(folder, stop), stop)
+    finally:
+        stop.set()
+        end()
 
 
 def cmd_test(args: argparse.Namespace) -> int:
@@ -343,6 +370,8 @@ def _add_check_commands(sub) -> None:
     p.add_argument("--impl", help="folder holding the package (default: starter/)")
     p.add_argument("--task", help="only this handout task's tests: its number or a fragment "
                                   "of its title or test file name (e.g. 3 or gated)")
+    p.add_argument("--watch", action="store_true",
+                   help="stay up: run again on every save under the package (Ctrl-C stops)")
     add_policy_options(p)
     p.set_defaults(fn=cmd_check)
     p = sub.add_parser("test", help="public tests as plain pytest, no sandbox (your own code "
