@@ -8,7 +8,11 @@ sandbox"), same machine, same run:
   (`TRAINING_SYSTEMS_WARM=0`);
 - a graded fusion submission in a grader process whose zygote is already up (what `bulk`,
   `selftest`, `demo` and `check --watch` pay per submission after the first) vs cold in the
-  same process.
+  same process;
+- `demo` (the four example zips, every assignment), once each way;
+- `bulk --jobs 2` on a class of CLASS_SIZE copies of the reference (env BENCH_CLASS, default
+  48) of fusion, minigrad and ddp: CPU seconds per student, the grader and everything it
+  started (RUSAGE_CHILDREN: every level reaps its children), warm vs cold.
 
 Figures are medians of REPEATS wall times (env BENCH_REPEATS, default 3).
 
@@ -36,6 +40,7 @@ from autograder.sandbox import SandboxPolicy  # noqa: E402
 
 PY = sys.executable
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
+CLASS_SIZE = int(os.environ.get("BENCH_CLASS", "48"))
 
 
 def wall(cmd: list[str], warm: bool) -> float:
@@ -86,6 +91,56 @@ def in_process_row() -> dict:
                note=f"interleaved, median of {REPEATS}; lower is better")
 
 
+def demo_row() -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [PY, "-m", "autograder", "demo", "--jobs", "2", "--out", tmp]
+        warm, cold = _once(cmd, True), _once(cmd, False)
+    return row("warm", "make demo (4 example zips x 8 assignments), setup done", warm, "s",
+               peer=cold, peer_name="cold chain (TRAINING_SYSTEMS_WARM=0)",
+               note="one run each; lower is better")
+
+
+def _once(cmd: list[str], warm: bool) -> float:
+    env = {**os.environ, warmbox.ENV_SWITCH: "1" if warm else "0"}
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    if proc.returncode not in (0, 1):
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or [""]
+        raise RuntimeError(f"{' '.join(cmd[2:5])} exited {proc.returncode}: {tail[0][:150]}")
+    return time.perf_counter() - t
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def bulk_cpu_row(name: str) -> dict:
+    """CPU seconds per student of `bulk --jobs 2` on CLASS_SIZE copies of the reference."""
+    import shutil
+
+    from autograder.assignments import load
+
+    package = load(name).solutions / name
+    cpu = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(CLASS_SIZE):
+            dest = Path(tmp) / "class" / f"student{i:02d}" / name
+            shutil.copytree(package, dest, ignore=shutil.ignore_patterns("__pycache__"))
+            with open(dest / "__init__.py", "a", encoding="utf-8") as f:
+                f.write(f"\n# student {i}\n")  # distinct content: no resume, no cluster
+        for warm in (True, False):
+            before = _children_cpu()
+            _once([PY, "-m", "autograder", "bulk", str(Path(tmp) / "class"), "--assignment",
+                   name, "--jobs", "2", "--out", str(Path(tmp) / f"out-{warm}")], warm)
+            cpu[warm] = (_children_cpu() - before) / CLASS_SIZE
+    return row("warm", f"bulk --jobs 2, {CLASS_SIZE} {name} submissions: CPU s per student",
+               cpu[True], "s", peer=cpu[False], peer_name="cold chain (TRAINING_SYSTEMS_WARM=0)",
+               note="grader and all it started (RUSAGE_CHILDREN); lower is better")
+
+
 def rows() -> list[dict]:
     why = warmbox.probe(SandboxPolicy.create())
     if why is not None:
@@ -100,7 +155,11 @@ def rows() -> list[dict]:
                tmp]
         out += guarded("warm", ["grade fusion"],
                        lambda: [command_row("grade one fusion submission (reference)", cmd)])
-    return out + guarded("warm", ["grade fusion, zygote up"], lambda: [in_process_row()])
+    out += guarded("warm", ["grade fusion, zygote up"], lambda: [in_process_row()])
+    out += guarded("warm", ["make demo"], lambda: [demo_row()])
+    for name in ("fusion", "minigrad", "ddp"):
+        out += guarded("warm", [f"bulk {name}"], lambda name=name: [bulk_cpu_row(name)])
+    return out
 
 
 def main() -> None:

@@ -311,17 +311,21 @@ class WarmZygotes:
     def factory(self, request: RunRequest, skip: tuple[str, ...] = ()):
         """The box class for `request`'s children: a WarmBox factory, or None (cold)."""
         caps = capabilities(request.policy)
-        if not enabled() or request.policy.mode == "none" or not caps.namespaces \
-                or probe(request.policy) is not None:
+        if not enabled() or request.policy.mode == "none" or not caps.namespaces:
             return None
         # a zygote pays off from its second child: a process's first run of an assignment with
-        # a lone child (`check`: public tests only; golden generation) starts cold
+        # a lone child (`check`: public tests only; golden generation) starts cold, and pays
+        # no probe either
         key = f"{request.assignment.root}:{request.assignment.name}"
         with self.lock:
             again = key in self.asked
             self.asked.add(key)
-        zygote = self.get(request.assignment, start=again or (
-            len(request.visibilities) > 1 and request.mode == "replay"))
+        start = again or (len(request.visibilities) > 1 and request.mode == "replay")
+        if not start and self.get(request.assignment, start=False) is None:
+            return None
+        if probe(request.policy) is not None:
+            return None
+        zygote = self.get(request.assignment, start=start)
         if zygote is None:
             return None
 

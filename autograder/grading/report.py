@@ -113,7 +113,11 @@ def results_json(grades: list[AssignmentGrade], execution_time: float,
         "stdout_visibility": "hidden",
         "tests": tests,
         "extra_data": {RESULTS_KEY: {"notes": [f"{g.assignment.name}: {visible(n)}"
-                                              for g in grades for n in g.notes]}},
+                                              for g in grades for n in g.notes],
+                                     # how each assignment's children started: "warm" (zygote
+                                     # forks), "cold" (fresh interpreters) or "mixed"
+                                     "paths": {g.assignment.name: g.run.path
+                                               for g in grades if g.run is not None}}},
     }
 
 

@@ -232,3 +232,30 @@ def test_the_warm_path_holds_no_forbidden_object(name, technique, tmp_path, monk
         assert earned, f"{name} by {technique} earns nothing even from a viewless zygote"
     else:
         assert not earned, f"{name}: {case['name']} found by {technique} in a warm child: {earned}"
+
+
+DOCKER_CASES = [("ddp", "getattr_built"), ("ddp", "gc_objects"), ("repro", "globals")]
+
+
+@pytest.mark.parametrize("name, technique", DOCKER_CASES,
+                         ids=[f"{n}-{t}" for n, t in DOCKER_CASES])
+def test_the_container_view_holds(name, technique, engine, tmp_path, monkeypatch):
+    """`--backend docker`: the same view is bound over the runner image's site-packages
+    (backends/docker.py, image_view), so the delegates earn nothing in a container either;
+    `DOCKER_VIEWLESS=1` binds none, and they earn points."""
+    from autograder.backends import Placement, docker
+    viewless = bool(os.environ.get("DOCKER_VIEWLESS"))
+    if viewless:
+        monkeypatch.setattr(docker, "image_view", lambda rules: [])
+    case = DELEGATES[name]
+    assignment = load(case.get("assignment", name))
+    ids = frozenset(case.get("tests", ())) or ids_of(assignment, case["test_file"])
+    grade = grade_submission_root(assignment, hostile(assignment, case, technique, tmp_path),
+                                  visibilities=("public",), ids=ids,
+                                  placement=Placement("docker"))
+    assert grade.problems == [], grade.problems
+    earned = [t.id for t in grade.tests if t.passed]
+    if viewless:
+        assert earned, f"{name} by {technique} earns nothing even in a viewless container"
+    else:
+        assert not earned, f"{name}: {case['name']} found by {technique} in a container: {earned}"
