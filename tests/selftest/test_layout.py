@@ -1,10 +1,12 @@
 """The engine's layout (docs/ARCHITECTURE.md): no import cycle between modules or between
-packages (imports inside functions count), the committed import graph is the current one,
+packages (imports inside functions count), every import between packages is a row of the
+allowed-edges table and every row an import, the committed import graph is the current one,
 and each package says in its docstring what may import it.
 
 Mutants that fail these tests: an import of classroom/ from grading/ hidden inside a function
-(a package cycle); a new module or edge without `python docs/import_graph.py`; a package
-__init__ without its "May import" / "Imported by" line.
+(a package cycle); an import of grading/ from sandbox/ that the table does not list; a new
+module or edge without `python docs/import_graph.py`; a package __init__ without its
+"May import" / "Imported by" line.
 """
 
 from __future__ import annotations
@@ -48,6 +50,38 @@ def test_a_cycle_hidden_in_a_function_is_found(tmp_path):
     modules = tool.module_graph(engine)
     assert tool.cycles(modules) == [["autograder.classroom.bulk", "autograder.grading.service"]]
     assert tool.cycles(tool.package_graph(modules)) == [["classroom", "grading"]]
+
+
+def test_every_import_between_packages_is_in_the_allowed_edges_table():
+    tool = _graph_tool()
+    graph = tool.edges(tool.module_graph())
+    allowed = tool.allowed_edges(tool.DOC.read_text(encoding="utf-8"))
+    assert set(allowed) == set(graph), "the allowed-edges table has one row per package"
+    assert tool.unlisted_edges(graph, allowed) == [], \
+        "an import between packages that docs/ARCHITECTURE.md's allowed-edges table lacks"
+    assert tool.unlisted_edges(allowed, graph) == [], \
+        "a row of the allowed-edges table lists an import the code no longer makes"
+
+
+def test_an_edge_the_table_lacks_is_reported(tmp_path):
+    engine = tmp_path / "autograder"
+    for pkg in ("grading", "sandbox"):
+        (engine / pkg).mkdir(parents=True)
+        (engine / pkg / "__init__.py").write_text("")
+    (engine / "__init__.py").write_text("")
+    (engine / "cli.py").write_text("from .grading import service\n")
+    (engine / "grading" / "service.py").write_text("from ..sandbox import run\n")
+    (engine / "sandbox" / "run.py").write_text("import os\n")
+    tool = _graph_tool()
+    allowed = tool.allowed_edges(
+        "| package | may import |\n|---|---|\n| `(top)` | `grading` |\n"
+        "| `grading` | `sandbox` |\n| `sandbox` | — |\n")
+    assert allowed == {"(top)": {"grading"}, "grading": {"sandbox"}, "sandbox": set()}
+    assert tool.unlisted_edges(tool.edges(tool.module_graph(engine)), allowed) == []
+    (engine / "sandbox" / "run.py").write_text(
+        "def child():\n    from ..grading.service import grade\n    from .. import cli\n")
+    graph = tool.edges(tool.module_graph(engine))
+    assert tool.unlisted_edges(graph, allowed) == ["sandbox -> (top)", "sandbox -> grading"]
 
 
 def test_the_committed_import_graph_is_current():
