@@ -4,7 +4,7 @@
 course root, POSIX): WHOLE (as it is), STUBBED (through the starter rule: a `### BEGIN SOLUTION`
 region becomes `raise NotImplementedError`) or None (never). Every builder asks it and nothing
 else decides: `runner.prepare_run_dir` (the sandboxed child, per visibility), `release.py` (the
-student release), `gradescope_export.py` (the Gradescope grader). The nbgrader row records what
+student release), `integrations/gradescope.py` (the Gradescope grader). The nbgrader row records what
 `nbgrader_course.py` ships (the lab notebooks and public tests: nbgrader's autograde runs the
 student's code itself, so it is given no engine and no goldens).
 

@@ -102,7 +102,7 @@ def run_bulk(folder: Path, assignment: list[str] | str | None, out: Path, jobs: 
              compare: Path | None = None,
              placement: Placement | None = None) -> dict[str, dict]:
     """Grade every submission of `folder` into `out`; returns results.json per student. With
-    `dask` (a scheduler address) the jobs run on that Dask cluster (bulk_dask.py); with
+    `dask` (a scheduler address) the jobs run on that Dask cluster (dask_executor.py); with
     `compare` (a previous run's OUT) the students whose grade would change are listed; each
     job's children run on the `placement`'s backend (default: the host)."""
     policy = policy or SandboxPolicy.create()

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .safe_text import visible
 
-INSTRUCTOR_KEY = "instructor"  # bulk_job's extra top-level key; never written into results.json
+INSTRUCTOR_KEY = "instructor"  # classroom/job.py's extra top-level key; never written into results.json
 RESULTS_KEY = "autograder"  # the key under a test's extra_data that holds its machine fields
 VERSION = 1
 VISIBILITIES = {"visible": "public", "after_published": "hidden"}  # Gradescope's -> ours
@@ -176,7 +176,7 @@ def _parse(source: str | Path | bytes | dict, what: str) -> object:
 def read_results(source: str | Path | bytes | dict,
                  instructor: str | Path | bytes | dict | None = None) -> GradedRun:
     """The GradedRun of a results.json (`source`: its path, bytes or parsed dict) and, if
-    given, its instructor.json (else the record under INSTRUCTOR_KEY, as bulk_job prints it).
+    given, its instructor.json (else the record under INSTRUCTOR_KEY, as classroom/job.py prints it).
     ResultsError, one line, for anything this grader never writes."""
     data = _parse(source, "results.json")
     if not isinstance(data, dict) or not isinstance(data.get("tests"), list):
