@@ -43,10 +43,6 @@ POLL_S = 0.01
 # Between tests a child gets the per-test timeout + IDLE_S. The run's own limit bounds both.
 STARTUP_S = 120.0
 IDLE_S = 20.0
-# Graded replays run public and hidden tests in separate children (one more child start per
-# graded submission) so that nothing printed or raised during public tests can carry hidden
-# tests or inputs into the report (docs/SECURITY.md).
-SEPARATE_HIDDEN = True
 
 
 class EventReader:
@@ -158,7 +154,10 @@ class); never raises for anything a child does.
     caps = capabilities(request.policy)
     visibilities = request.visibilities
     refusal = make_box.hidden_refusal(request, caps) if request.redacted else None
-    if (SEPARATE_HIDDEN or refusal) and request.mode == "replay" and len(visibilities) > 1:
+    # Graded replays run public and hidden tests in separate children (one more child start per
+    # graded submission) so that nothing printed or raised during public tests can carry hidden
+    # tests or inputs into the report (docs/SECURITY.md).
+    if request.mode == "replay" and len(visibilities) > 1:
         groups = [(v,) for v in visibilities]
     else:
         groups = [visibilities]
