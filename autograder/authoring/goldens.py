@@ -20,7 +20,7 @@ from ..assignments import GRADED_INPUTS, VISIBILITIES, Assignment
 from ..backends import COURSE_CODE
 from ..backends.base import Placement, RunRequest, RunResult, TestPlan
 from ..backends.timeouts import cold_pool
-from ..grading.compare import check_tag, decode_observed, judge, plain_equal, raise_site
+from ..grading.compare import check_tag, decode_observed, judge_observation, plain_equal, raise_site
 from ..grading.store import GoldenStore, MutantValues, ObservationSpec, StoreError, TestSpec, load_inputs, load_store
 from ..grading.tasks import task_table
 from ..harness import KINDS
@@ -251,7 +251,7 @@ def _failing_values(assignment: Assignment, store: GoldenStore, inputs: dict,
             if spec is None or obs["name"] in values.get(test_id, {}):
                 continue
             observed = decode_observed(obs["value"])
-            if judge(spec, observed, decoded, assignment.checks, obs["name"]) is not None:
+            if judge_observation(spec, observed, decoded, assignment.checks, obs["name"]) is not None:
                 values.setdefault(test_id, {})[obs["name"]] = (obs["value"], observed)
     return values
 
@@ -367,7 +367,7 @@ def stale_report(assignment: Assignment, policy: SandboxPolicy | None = None,
             for name, spec in test.observations.items():
                 if name not in observed:
                     problems.append(f"{tid}/{name}: not recorded by the solution now")
-                elif judge(spec, decode_observed(observed[name]), decoded, assignment.checks,
+                elif judge_observation(spec, decode_observed(observed[name]), decoded, assignment.checks,
                            name) is not None:
                     problems.append(f"{tid}/{name}: the solution's value changed")
     return problems

@@ -17,7 +17,7 @@ from ..assignments import GRADED_INPUTS, VISIBILITIES, Assignment
 from ..backends.base import Placement, RunRequest, RunResult, TestPlan, TestRecord
 from ..harness.plaindata import PlainDataError, decode
 from ..sandbox import SandboxPolicy
-from .compare import judge, observations, raise_site, short
+from .compare import judge_observation, observations, raise_site, short
 from .found_instead import found_instead
 from .hints import Fit, mutant_fits, rank_across_run
 from .intake import find_package, stage, staging_dir
@@ -280,7 +280,7 @@ def _judged(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_d
         if name not in observed:
             missing.append(name)
             continue
-        message = judge(ospec, observed[name], inputs, assignment.checks, name)
+        message = judge_observation(ospec, observed[name], inputs, assignment.checks, name)
         if message is not None:
             failing.add(name)
             alike.setdefault(message, []).append(name)

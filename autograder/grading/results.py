@@ -25,7 +25,7 @@ from .safe_text import visible
 INSTRUCTOR_KEY = "instructor"  # classroom/job.py's extra top-level key; never written into results.json
 RESULTS_KEY = "autograder"  # the key under a test's extra_data that holds its machine fields
 VERSION = 1
-VISIBILITIES = {"visible": "public", "after_published": "hidden"}  # Gradescope's -> ours
+GRADESCOPE_VISIBILITY = {"public": "visible", "hidden": "after_published"}  # ours -> Gradescope's
 MAX_FILE = 64 * 2**20  # bytes of one results.json read from disk
 
 
@@ -126,8 +126,7 @@ def _test(t: object, k: int) -> GradedTest:
     if task is not None and (isinstance(task, bool) or not isinstance(task, int)):
         raise ResultsError(f"{where}: task is not a whole number")
     vis, shown = fields.get("visibility"), t.get("visibility")
-    if vis not in VISIBILITIES.values() or not isinstance(shown, str) \
-            or VISIBILITIES.get(shown) != vis:
+    if not any(vis == ours and shown == theirs for ours, theirs in GRADESCOPE_VISIBILITY.items()):
         raise ResultsError(f"{where}: visibility {visible(str(vis))!r} does not match the test's")
     if t.get("status") not in ("passed", "failed"):
         raise ResultsError(f"{where}: status is neither passed nor failed")
