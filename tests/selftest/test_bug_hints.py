@@ -16,7 +16,7 @@ import pytest
 
 from autograder.assignments import load
 from autograder.authoring.mutants import load_bugs, load_mutants, materialize
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 
 ASSIGNMENTS = ["minigrad", "ad_modes", "bpe", "dedup", "scaling", "ddp", "repro", "fusion"]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import load
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 from autograder.sandbox.view import View
 
 HERE = Path(__file__).resolve().parent

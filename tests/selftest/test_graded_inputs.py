@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import GRADED_INPUTS, discover
-from autograder.grading.judge import PUBLISHED_ONLY, grade_submission_root
+from autograder.grading.pipeline import PUBLISHED_ONLY, grade_submission_root
 from autograder.grading.store import load_inputs, load_store
 
 ASSIGNMENTS = {a.name: a for a in discover()}

@@ -1,7 +1,7 @@
 """The engine's layout (docs/ARCHITECTURE.md): no import cycle between modules or between
 packages (imports inside functions count), every import between packages is a row of the
 allowed-edges table and every row an import, the committed import graph is the current one,
-and each package says in its docstring what may import it.
+each package says in its docstring what may import it, and no engine file passes 400 lines.
 
 Every module a docstring or comment of the engine names exists: `autograder.x.y`, a file
 `x/y.py` or `y.py` (looked up in the engine, then from the repository root, so tests/...,
@@ -12,7 +12,7 @@ Mutants that fail these tests: an import of classroom/ from grading/ hidden insi
 (a package cycle); an import of grading/ from sandbox/ that the table does not list; a new
 module or edge without `python docs/import_graph.py`; a package __init__ without its
 "May import" / "Imported by" line; a docstring naming `bulk_intake.visible` after the module
-became `submissions`.
+became `submissions`; an engine file past 400 lines.
 """
 
 from __future__ import annotations
@@ -93,6 +93,18 @@ def test_an_edge_the_table_lacks_is_reported(tmp_path):
         "def child():\n    from ..grading.service import grade\n    from .. import cli\n")
     graph = tool.edges(tool.module_graph(engine))
     assert tool.unlisted_edges(graph, allowed) == ["sandbox -> (top)", "sandbox -> grading"]
+
+
+MAX_LINES = 400
+
+
+def test_every_engine_file_fits_in_400_lines():
+    """A module past MAX_LINES holds more than one idea: split it along its seam (as cli.py's
+    parser and commands.py's handlers, or judge.py's per-test judging and pipeline.py's order
+    of runs), each part with a docstring that states its contract."""
+    long = {str(p.relative_to(ROOT)): n for p in sorted((ROOT / "autograder").rglob("*.py"))
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}, f"engine files over {MAX_LINES} lines: {long}"
 
 
 def test_the_committed_import_graph_is_current():

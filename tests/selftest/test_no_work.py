@@ -31,7 +31,8 @@ import pytest
 from autograder.assignments import discover
 from autograder.authoring.mutants import Mutant, materialize
 from autograder.backends import COURSE_CODE
-from autograder.grading.judge import grade_submission_root, task_numbers
+from autograder.grading.judge import task_numbers
+from autograder.grading.pipeline import grade_submission_root
 
 NO_WORK_DIR = Path(__file__).resolve().parent / "no_work"
 ASSIGNMENTS = {a.name: a for a in discover()}

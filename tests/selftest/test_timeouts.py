@@ -22,7 +22,7 @@ from autograder.authoring.starter import without_markers
 from autograder.backends import base, runner, timeouts
 from autograder.backends.base import RunRequest, RunResult
 from autograder.backends.timeouts import FLOOR_S, MAX_SLOWDOWN, MULTIPLE, cold_pool, derived_timeout
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 from autograder.grading.store import GoldenStore, load_store, load_stores
 from autograder.sandbox import SandboxPolicy
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import discover
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 
 VARIANTS_DIR = Path(__file__).resolve().parent / "variants"
 ASSIGNMENTS = {a.name: a for a in discover()}

@@ -4,7 +4,7 @@ Mutants come from cosmic-ray's core operators (binary, comparison and unary oper
 replacement, boolean and number replacement, break/continue swaps, exception replacement,
 decorator removal, zero-iteration loops), applied one at a time to a copy of
 solutions/<package>/ on disk. A mutant is graded like any submission, by the engine
-(`grading.judge.grade_submission_root`: sandboxed child that only records, goldens judged in the
+(`grading.pipeline.grade_submission_root`: sandboxed child that only records, goldens judged in the
 parent), and it is *killed* when it loses points. Public tests run first; hidden tests only run
 when the public ones give full marks (losing points anywhere is enough).
 
@@ -142,7 +142,7 @@ def grade_mutation(assignment: Assignment, mutation: Mutation,
     """Grade the mutated solution with the engine: killed when it loses points. The mutant is
     the course's own code: it runs on the warm backend (backends/warm.py) unless a placement
     is given."""
-    from ...grading.judge import grade_submission_root
+    from ...grading.pipeline import grade_submission_root
 
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"mutant-{assignment.name}-") as tmp:
