@@ -96,7 +96,7 @@ def generate(assignment: Assignment, out_base: Path | None = None, with_mutants:
         path.parent.mkdir(parents=True, exist_ok=True)
         # key order kept as generated: a test may build names from its inputs' order
         path.write_text(json.dumps(inputs[vis], separators=(",", ":")) + "\n")
-    plan = TestPlan.from_stores(stores)  # untimed: mutants keep today's limits (x3)
+    plan = TestPlan.from_stores(stores)  # untimed: mutants get the explicit or default limits (x3)
     if timed:
         stores = _timed(stores,
                         _timing_run(assignment, plan, policy, base, False, placement),

@@ -45,7 +45,7 @@ def _flood():
             f.write(line + "\\n")
 '''
 FLOODS = {
-    # 20,000 distinct collection errors of 1,500 characters (the issue's 28 MiB results.json)
+    # 20,000 distinct collection errors of 1,500 characters (a 28 MiB results.json without the caps)
     "collection_errors": "BODY = (json.dumps({'ev': 'collect_error', 'file': f'test_{i}.py', "
                          "'error': f'{i} ' + 'E' * 1500}) for i in range(20000))\n_flood()\n",
     # 300,000 observations on one test (a 12 MB line) and 60,000 on another

@@ -1,4 +1,4 @@
-"""Forbidden means absent (issue 36, autograder/sandbox/view.py): a submission that delegates a
+"""Forbidden means absent (autograder/sandbox/view.py): a submission that delegates a
 task to the library object a dotted rule names, found by a computed route (getattr on built
 names, `__subclasses__()`, another function's `__globals__`, `gc.get_objects()`, walking
 sys.modules, importlib by a built name; adversarial/forbidden_oracle.py), earns nothing on that

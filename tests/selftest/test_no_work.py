@@ -1,4 +1,4 @@
-"""A point is earned only by doing the work (issue 28, item 4).
+"""A point is earned only by doing the work.
 
 Each tests/selftest/no_work/<assignment>/<case>.toml is the reference solution with ONE handout
 task replaced by a shape-correct implementation that does no work (a constant, input-blind

@@ -1,4 +1,4 @@
-"""The results contract (issue 23, item 1): results.json carries machine fields in each test's
+"""The results contract: results.json carries machine fields in each test's
 extra_data, autograder/grading/results.py reads them once, and nothing downstream parses display text.
 """
 
@@ -186,7 +186,7 @@ def test_files_read_back_from_disk_are_decoded_once_or_refused(toy, tmp_path):
     assert set(previous_results(tmp_path)) == {"alice"}
 
 
-# Issue 23, item 2: what the child reports is decoded once, where it enters the parent.
+# What the child reports is decoded once, where it enters the parent.
 # Every plaindata.decode in grading/: (file, function, argument). The golden store's values
 # (inputs, expected, mutant values) are trusted and decoded where they are compared; the
 # child's observations only in compare.decode_observed (which compare.observations applies to
@@ -245,7 +245,7 @@ def test_child_data_is_decoded_in_one_function_only():
 
 
 def test_the_decode_lint_finds_a_second_decode_site():
-    """compare.judge_observation as it was before: it decoded the observation itself."""
+    """A second decode site: a compare.judge_observation that decodes the observation itself."""
     old = '''
 from ..harness.plaindata import PlainDataError, decode
 def judge_observation(spec, observed_data, inputs, checks, name):
@@ -266,7 +266,7 @@ def judge_observation(spec, observed_data, inputs, checks, name):
                                          ({"__nope__": 1}, "unknown marker")])
 def test_a_malformed_observation_fails_with_its_reason_and_names_no_mutant(bad, reason):
     """Judged from the test record as the child reported it: a malformed value fails with
-    today's message and is not recorded for hints, though a mutant records None there (a
+    the message of that reason and is not recorded for hints, though a mutant records None there (a
     malformed value read as None would name it); the first record of a name wins."""
     from types import SimpleNamespace
 

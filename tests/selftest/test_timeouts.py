@@ -61,7 +61,7 @@ def hanging_minigrad(tmp_path: Path) -> tuple[Path, int]:
 
 
 def test_a_hang_in_exp_costs_the_limit_the_goldens_give_each_test(tmp_path, monkeypatch):
-    """The issue's case: an endless loop in minigrad's exp(). Every test that reaches it is
+    """An endless loop in minigrad's exp(). Every test that reaches it is
     stopped at its derived limit (shorter than the assignment's default), the message names
     exp() and its line, every other test scores as on the reference, and each hang costs one
     fresh child (not one per test file left)."""

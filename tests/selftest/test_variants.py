@@ -1,4 +1,4 @@
-"""Independent correct implementations must get full marks (grading accuracy, issue 11).
+"""Independent correct implementations must get full marks (grading accuracy).
 
 Each folder tests/selftest/variants/<assignment>/<variant>/ holds files that replace the same
 files of solutions/<package>/: implementations written from the published contract (handout and
