@@ -145,6 +145,13 @@ def _prose(path: Path) -> list[str]:
     return texts
 
 
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def _names(trees) -> tuple[set[str], set[str], set[str]]:
     """Every identifier of the engine, every attribute it reads, every string literal."""
     idents, attrs, strings = set(), set(), set()
@@ -192,7 +199,7 @@ def stale_mentions(engine: Path = ENGINE, root: Path = ROOT) -> list[str]:
                 or any(f.endswith("/" + name) for f in repo)
                 or any(s.endswith(Path(name).name) for s in strings)):  # a file the engine writes
             return True
-        return "/" not in name and importlib.util.find_spec(Path(name).stem) is not None
+        return "/" not in name and _importable(Path(name).stem)
 
     def attr_exists(module: str, name: str) -> bool:
         if name in EXTENSIONS or name in attrs:  # a file name, or a variable's attribute
@@ -201,12 +208,7 @@ def stale_mentions(engine: Path = ENGINE, root: Path = ROOT) -> list[str]:
             return any(re.search(rf"\b{name}\b", sources[p]) or (p.name == "__init__.py" and (
                 (p.parent / name).is_dir() or (p.parent / f"{name}.py").is_file()))
                 for p in modules[module])
-        if module in idents:
-            return True
-        try:
-            return importlib.util.find_spec(module) is not None
-        except (ImportError, ValueError):
-            return False
+        return module in idents or _importable(module)
 
     stale = []
     for path in sorted(files):
