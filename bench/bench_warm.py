@@ -67,7 +67,7 @@ def command_row(what: str, cmd: list[str]) -> dict:
 def in_process_row() -> dict:
     """A fusion grade with the zygote up vs cold, in this process."""
     from autograder.assignments import load
-    from autograder.grading.judge import grade_submission_root
+    from autograder.grading.pipeline import grade_submission_root
 
     fusion = load("fusion")
 

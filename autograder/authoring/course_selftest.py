@@ -17,7 +17,8 @@ import jsonschema
 from ..assignments import VISIBILITIES, Assignment
 from ..backends import COURSE_CODE
 from ..backends.base import Placement, TestRecord
-from ..grading.judge import AssignmentGrade, grade_submission_root, judge_run
+from ..grading.judge import AssignmentGrade, judge_run
+from ..grading.pipeline import grade_submission_root
 from ..grading.report import SCHEMA_PATH, render, results_json
 from ..grading.store import GoldenStore, MutantValues, TestSpec, load_inputs, load_store
 from ..grading.tasks import task_of_file

@@ -12,7 +12,8 @@ mutants); no command offers them for a submission.
 
 May import: sandbox/, harness/ (the child's config type) and the top-level course modules
 (assignments, audiences); never grading/, authoring/, classroom/ or integrations/. Imported by
-grading/ (every graded run), authoring/ (golden generation), classroom/ and cli.py.
+grading/ (every graded run), authoring/ (golden generation), classroom/, cli.py and
+commands.py.
 """
 
 from __future__ import annotations

@@ -46,7 +46,6 @@ def container_user(run: str) -> str:
     uid = UID_BASE + int(hashlib.sha256(run.encode()).hexdigest(), 16) % UID_SPAN
     return f"{uid}:{uid}"
 CPUS = 2.0
-EXIT_GRACE_S = 2.0
 
 
 IMAGE_FACTS = """

@@ -66,7 +66,7 @@ class ForkServer:
             raise OSError(f"its preloads load forbidden modules ({', '.join(leaked[:3])})")
 
     def spawn(self, boot: Path, config: Path, stdout: Path, stderr: Path, cwd: Path,
-              env: dict[str, str], rlimits: list[tuple[int, int]]) -> WarmChild:
+              env: dict[str, str], rlimits: list[tuple[int, int]]) -> ForkserverChild:
         request = {"boot": str(boot), "config": str(config), "stdout": str(stdout),
                    "stderr": str(stderr), "cwd": str(cwd), "env": env, "rlimits": rlimits}
         with self.lock:
@@ -77,7 +77,7 @@ class ForkServer:
             message, fds, _, _ = socket.recv_fds(self.sock, 1 << 16, 1)
         if not message or not fds:
             raise OSError("the warm interpreter has stopped")
-        return WarmChild(json.loads(message)["pid"], fds[0])
+        return ForkserverChild(json.loads(message)["pid"], fds[0])
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -91,7 +91,7 @@ class ForkServer:
             self.proc.wait()
 
 
-class WarmChild:
+class ForkserverChild:
     """A forked test process: its own session (its pid is its process group)."""
 
     def __init__(self, pid: int, pidfd: int):
@@ -150,7 +150,7 @@ class WarmServers:
             self.servers.clear()
 
 
-class WarmBox:
+class UnsandboxedWarmBox:
     """A ChildBox whose children are forks of the assignment's warm interpreter."""
 
     @staticmethod
@@ -195,10 +195,10 @@ class WarmBackend:
         if server is None:
             return run_tests(request, HostBox)
 
-        def box(run: Path, req: RunRequest, caps: Capabilities) -> WarmBox:
-            return WarmBox(run, req, caps, server)
+        def box(run: Path, req: RunRequest, caps: Capabilities) -> UnsandboxedWarmBox:
+            return UnsandboxedWarmBox(run, req, caps, server)
 
-        box.hidden_refusal = WarmBox.hidden_refusal
+        box.hidden_refusal = UnsandboxedWarmBox.hidden_refusal
         return run_tests(request, box)
 
 

@@ -2,7 +2,7 @@
 that enters the sandbox bubblewrap builds for it, instead of a fresh `python -I -B boot.py`
 (SPEC §3, "Warm children enter a sandbox; they never build one").
 
-Per child, `WarmBox` starts today's whole cold chain (the same `RunSandbox.command`: cgroup,
+Per child, `WarmBox` starts the whole cold chain (the same `RunSandbox.command`: cgroup,
 rlimits, bwrap with the same mounts, masks and namespaces, the slot uid) around a tiny holder
 (`sleep`) instead of python, opens the holder's namespaces and root, and hands them with the
 child's stdout/stderr to the zygote, whose fork joins the cgroup, applies the rlimits, enters
@@ -149,7 +149,7 @@ class WarmChild:
 
 def start_holder(sandbox: RunSandbox, writable: list[Path],
                  forbidden: list[str]) -> tuple[subprocess.Popen, int]:
-    """Today's cold chain around `sleep` instead of python; returns it and the host pid of the
+    """The cold chain around `sleep` instead of python; returns it and the host pid of the
     process bubblewrap made (its namespaces and root are the sandbox's) once the sandbox is
     built (the holder wrote its first line)."""
     info_r, info_w = os.pipe()

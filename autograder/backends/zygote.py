@@ -3,10 +3,10 @@
 as `python -I -B zygote.py FD PRELOAD_JSON VIEW_JSON`; never imported.
 
 It makes itself non-dumpable, imports the third-party modules of PRELOAD_JSON (never the
-assignment's package, tests or anything of a submission) through the children's view of the
-packages (VIEW_JSON: the view's [source, target] mounts; `ViewFinder`), so nothing the view
-removes is ever in its memory, closes every fd but its
-SOCK_SEQPACKET socket FD and says `{"ready": [modules], "fds": [...], "threads": n}`. Then it
+assignment's package, tests or a submission) through the children's view of the packages
+(VIEW_JSON: its [source, target] mounts; `ViewFinder`: nothing the view removes is ever in
+its memory), closes every fd but its SOCK_SEQPACKET socket FD and says
+`{"ready": [modules], "fds": [...], "threads": n}`. Then it
 serves one request per message: a JSON object `{"boot", "config", "workdir", "env", "rlimits",
 "cgroup", "uid", "gid", "ns", "skip"}` with fds attached: stdout, stderr, one fd per namespace
 named in "ns" (/proc/<holder>/ns/<name>, opened by the grader) and the holder's root (an
@@ -23,15 +23,14 @@ namespace applies to children only) and waits for that child, exiting with its s
 child, in the namespace, forks the test process and waits for it likewise (the test process's
 parent is then visible to it, as bwrap's init is to a cold child), which leads a session of
 its own. The test process verifies what it is (/proc/self/status: no capability,
-no_new_privs, seccomp, one thread), reseeds the RNGs and runs boot as `python boot config` would (boot.py ends with
-os._exit). A step that fails exits 71 with one line on stderr: never a partly sandboxed run.
+no_new_privs, seccomp, one thread), reseeds the RNGs and runs boot as `python boot config`
+would. A step that fails exits 71 with one line on stderr: never a partly sandboxed run.
 The server answers `{"pid": PID}` with a pidfd of the fork attached, reaps its children and
 exits when the socket closes and the children it forked have ended. It is a child subreaper:
 a killed fork's own child comes back to it to be reaped.
 
-`skip` names steps to leave out: only the tests' deliberately broken entering sequences use
-it (tests/selftest/test_warm.py), to show each attack succeeding against a broken sequence.
-"""
+`skip` names steps to leave out: only the tests' broken entering sequences use it
+(tests/selftest/test_warm.py)."""
 
 from __future__ import annotations
 
@@ -262,14 +261,10 @@ def threads() -> int:
 
 
 class ViewFinder:
-    """Imports as the children's view of the packages shows them (SPEC §3: the zygote loads
-    through the same view; autograder/sandbox/view.py): a file under a mount's target is read
-    from the mount's source, as bubblewrap's `--ro-bind source target` shows it to a cold
-    child (the deepest target wins: an excepted entry inside a replaced folder is the
-    original). A module whose file the view does not have is absent (ModuleNotFoundError),
-    never the host's original; `__file__` and the spec keep the target path, which is what
-    the child's mounts show. Placed just before the path finder; a fork leaves it (`leave`)
-    before it enters the sandbox, where the mounts themselves show the view."""
+    """Imports as the children's view of the packages (sandbox/view.py) shows them: a file
+    under a mount's target is read from its source, as `bwrap --ro-bind source target` shows
+    it (the deepest target wins); a module the view lacks is absent, never the host's. The
+    spec keeps the target path, what the child's mounts show. A fork `leave`s it first."""
 
     def __init__(self, mounts: list[list[str]]):
         self.mounts = sorted(((src.rstrip("/"), dst.rstrip("/")) for src, dst in mounts),
@@ -290,31 +285,24 @@ class ViewFinder:
         if spec is None or not self.active or not spec.has_location or not spec.origin:
             return spec
         seen = self.translate(spec.origin)
-        if seen == spec.origin:
-            return spec
-        if not os.path.exists(seen):
+        if seen != spec.origin and not os.path.exists(seen):
             raise ModuleNotFoundError(f"No module named '{fullname}'", name=fullname)
-        if not spec.origin.endswith(".py"):
-            return spec
-        spec.loader = ViewLoader(fullname, spec.origin, self)
+        if seen != spec.origin and spec.origin.endswith(".py"):
+            spec.loader = ViewLoader(fullname, spec.origin, self)
         return spec
 
     def install(self) -> None:
-        where = next((i for i, f in enumerate(sys.meta_path)
-                      if f is importlib.machinery.PathFinder),
-                     len(sys.meta_path))
-        sys.meta_path.insert(where, self)
+        finders = [type(f) if not isinstance(f, type) else f for f in sys.meta_path]
+        sys.meta_path.insert(finders.index(importlib.machinery.PathFinder), self)
 
     def leave(self) -> None:
-        """In a fork, before it enters the sandbox: paths are the targets' own from now on."""
         self.active = False
         if self in sys.meta_path:
             sys.meta_path.remove(self)
 
 
 class ViewLoader(importlib.machinery.SourceFileLoader):
-    """A source file read through the view (its bytecode too: the view mounts each
-    replacement's .pyc over the original's)."""
+    """A source file, and its bytecode, read through the view."""
 
     def __init__(self, fullname: str, path: str, view: ViewFinder):
         super().__init__(fullname, path)

@@ -17,12 +17,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from .judge import AssignmentGrade, TestResult
-from .results import RESULTS_KEY, machine_fields
+from .results import GRADESCOPE_VISIBILITY, RESULTS_KEY, machine_fields
 from .safe_text import utf8_json, visible
 from .tasks import natural_key
 
 SCHEMA_PATH = Path(__file__).with_name("gradescope_schema.json")
-GRADESCOPE_VISIBILITY = {"public": "visible", "hidden": "after_published"}
 NOT_IMPLEMENTED = "not implemented yet (the stub still raises NotImplementedError)"
 MAX_NAMES = 6
 MAX_ASSIGNMENT_TEXT = 512 * 1024  # characters of one assignment's messages in results.json

@@ -1,4 +1,4 @@
-"""Forbidden means absent (issue 36, autograder/sandbox/view.py): a submission that delegates a
+"""Forbidden means absent (autograder/sandbox/view.py): a submission that delegates a
 task to the library object a dotted rule names, found by a computed route (getattr on built
 names, `__subclasses__()`, another function's `__globals__`, `gc.get_objects()`, walking
 sys.modules, importlib by a built name; adversarial/forbidden_oracle.py), earns nothing on that
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import load
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 from autograder.sandbox.view import View
 
 HERE = Path(__file__).resolve().parent

@@ -1,4 +1,4 @@
-"""A point is earned only by doing the work (issue 28, item 4).
+"""A point is earned only by doing the work.
 
 Each tests/selftest/no_work/<assignment>/<case>.toml is the reference solution with ONE handout
 task replaced by a shape-correct implementation that does no work (a constant, input-blind
@@ -31,7 +31,8 @@ import pytest
 from autograder.assignments import discover
 from autograder.authoring.mutants import Mutant, materialize
 from autograder.backends import COURSE_CODE
-from autograder.grading.judge import grade_submission_root, task_numbers
+from autograder.grading.judge import task_numbers
+from autograder.grading.pipeline import grade_submission_root
 
 NO_WORK_DIR = Path(__file__).resolve().parent / "no_work"
 ASSIGNMENTS = {a.name: a for a in discover()}

@@ -24,7 +24,7 @@ from helpers import SOLUTION, command_lines, submission
 from autograder import sandbox
 from autograder.assignments import load
 from autograder.backends import host, warmbox
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 from autograder.grading.report import results_json
 
 HERE = Path(__file__).parent
