@@ -76,8 +76,7 @@ def generate(assignment: Assignment, out_base: Path | None = None, with_mutants:
              policy: SandboxPolicy | None = None, timed: bool = True,
              placement: Placement | None = None) -> dict[str, GoldenStore]:
     """Run the solution in gen mode (and every mutant on the same inputs) on the placement's
-    backend (default: the host for the solution and its timings, the warm backend for the
-    course's own mutants: backends/warm.py); write the stores under out_base (default: the
+    backend (default: the host); write the stores under out_base (default: the
     assignment's tests folder). Returns the stores. `timed`: also replay the solution in test order and in
     reverse and store each test's timing (timeouts.py); without it the stores hold no timings
     (the stale check ignores them)."""

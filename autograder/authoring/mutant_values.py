@@ -1,12 +1,10 @@
 """What each mutant gets wrong, kept in the golden stores for hints (goldens.py calls
-`add_mutants` once the solution's goldens are made).
-
-Every mutant of solutions/mutants/ is replayed on the stored inputs (the published sets, then
-the public tests on the graded set) through the placement's backend (default: the warm
-backend, for the course's own code) with MUTANT_TIMEOUT_SCALE times each test's limit. Added
-to each store, per mutant (`store.MutantValues`): its observed values that fail the goldens
-(those over MAX_MUTANT_VALUE_CHARS are named, not kept), the tests it fails, where its code
-raised, and the tags of the named checks its values fail.
+`add_mutants` once the solution's goldens are made). Every mutant of solutions/mutants/ is
+replayed on the stored inputs (the published sets, then the public tests on the graded set)
+through the placement's backend (default: the host) with MUTANT_TIMEOUT_SCALE times each test's
+limit. Added to each store, per mutant (`store.MutantValues`): its observed values that fail
+the goldens (those over MAX_MUTANT_VALUE_CHARS are named, not kept), the tests it fails, where
+its code raised, and the tags of the named checks its values fail.
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ from pathlib import Path
 
 from .. import backends
 from ..assignments import GRADED_INPUTS, VISIBILITIES, Assignment
-from ..backends import COURSE_CODE
 from ..backends.base import Placement, RunRequest, RunResult, TestPlan
 from ..grading.compare import check_tag, decode_observed, judge_observation, raise_site
 from ..grading.store import GoldenStore, MutantValues
@@ -50,7 +47,7 @@ def add_mutants(assignment: Assignment, stores: dict[str, GoldenStore], inputs: 
             return backends.run(RunRequest(assignment, impl, "replay", plan, policy,
                                            inputs_base=base, timeout_scale=MUTANT_TIMEOUT_SCALE,
                                            trusted=True, graded_public=graded),
-                                placement or COURSE_CODE)
+                                placement)
 
     mutants = load_mutants(assignment)
     jobs = [(m, run) for m in mutants for run in runs]

@@ -58,9 +58,9 @@ ZYGOTE_ENV = {"TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
 
 
 def enabled() -> bool:
-    """Whether the switch turns the warm path on (TRAINING_SYSTEMS_WARM=1; default off until
-    its zygote imports through the child's view of the packages: docs/SECURITY.md)."""
-    return os.environ.get(ENV_SWITCH, "0").strip() in ("1", "on", "true", "yes")
+    """Whether the warm path may run (the default; TRAINING_SYSTEMS_WARM=0 forces the cold
+    chain for every child)."""
+    return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "off", "false", "no")
 
 
 class Zygote:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...assignments import Assignment
-from ...backends import COURSE_CODE, Placement
+from ...backends import Placement
 from .accumulate import figures, lower_bound
 from .generation import Mutation, MutationError, generate, sample
 from .report import EQUIVALENT_FILE
@@ -139,9 +139,8 @@ def equivalent_mutants(assignment: Assignment) -> Equivalents:
 
 def grade_mutation(assignment: Assignment, mutation: Mutation,
                    placement: Placement | None = None) -> MutantVerdict:
-    """Grade the mutated solution with the engine: killed when it loses points. The mutant is
-    the course's own code: it runs on the warm backend (backends/warm.py) unless a placement
-    is given."""
+    """Grade the mutated solution with the engine: killed when it loses points (on the host
+    backend unless a placement is given, as a submission)."""
     from ...grading.pipeline import grade_submission_root
 
     started = time.monotonic()
@@ -152,7 +151,7 @@ def grade_mutation(assignment: Assignment, mutation: Mutation,
         (package / mutation.file).write_text(mutation.code, encoding="utf-8")
         for visibility in ("public", "hidden"):
             grade = grade_submission_root(assignment, Path(tmp), (visibility,),
-                                          placement=placement or COURSE_CODE)
+                                          placement=placement)
             if grade.score < grade.max_score:
                 failed = [t.id for t in grade.tests if not t.passed]
                 where = f"{visibility}: " + ", ".join(failed[:4]) + (
