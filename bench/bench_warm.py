@@ -10,6 +10,8 @@ sandbox"), same machine, same run:
   `selftest`, `demo` and `check --watch` pay per submission after the first) vs cold in the
   same process;
 - `demo` (the four example zips, every assignment), once each way;
+- `check --watch` (autograder/watch.py) on the reference of minigrad and fusion: seconds from
+  a save to the redrawn report, once the watcher is settled (its third save on), warm vs cold;
 - `bulk --jobs 2` on a class of CLASS_SIZE copies of the reference (env BENCH_CLASS, default
   48) of fusion, minigrad and ddp: CPU seconds per student, the grader and everything it
   started (RUSAGE_CHILDREN: every level reaps its children), warm vs cold.
@@ -141,6 +143,46 @@ def bulk_cpu_row(name: str) -> dict:
                note="grader and all it started (RUSAGE_CHILDREN); lower is better")
 
 
+def watch_row(name: str) -> dict:
+    """Seconds from a save to the redrawn report under `watch`, in this process."""
+    import queue
+    import threading
+
+    from autograder.assignments import load
+    from autograder.grading import service
+    from autograder.watch import watch
+
+    assignment = load(name)
+
+    def seconds(warm: bool) -> float:
+        os.environ[warmbox.ENV_SWITCH] = "1" if warm else "0"
+        saves: queue.Queue = queue.Queue()
+        reported: queue.Queue = queue.Queue()
+
+        def batches():
+            while (names := saves.get()) is not None:
+                yield names
+
+        worker = threading.Thread(target=watch, daemon=True, args=(
+            lambda: service.check(assignment, assignment.solutions),
+            lambda result, names: reported.put(time.perf_counter()), batches()))
+        worker.start()
+        reported.get(timeout=600)
+        took = []
+        for _ in range(2 + REPEATS):  # the first two settle the zygote
+            saved = time.perf_counter()
+            saves.put(["engine.py"])
+            took.append(reported.get(timeout=600) - saved)
+        saves.put(None)
+        worker.join(timeout=60)
+        return statistics.median(took[2:])
+
+    warm, cold = seconds(True), seconds(False)
+    return row("warm", f"check --watch {name}: a save to the redrawn report", warm, "s",
+               peer=cold, peer_name="cold chain (TRAINING_SYSTEMS_WARM=0)",
+               note=f"reference solution, median of {REPEATS} saves; lower is better")
+
+
 def rows() -> list[dict]:
     why = warmbox.probe(SandboxPolicy.create())
     if why is not None:
@@ -156,6 +198,8 @@ def rows() -> list[dict]:
         out += guarded("warm", ["grade fusion"],
                        lambda: [command_row("grade one fusion submission (reference)", cmd)])
     out += guarded("warm", ["grade fusion, zygote up"], lambda: [in_process_row()])
+    for name in ("minigrad", "fusion"):
+        out += guarded("warm", [f"watch {name}"], lambda name=name: [watch_row(name)])
     out += guarded("warm", ["make demo"], lambda: [demo_row()])
     for name in ("fusion", "minigrad", "ddp"):
         out += guarded("warm", [f"bulk {name}"], lambda name=name: [bulk_cpu_row(name)])
