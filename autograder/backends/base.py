@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..assignments import VISIBILITIES, Assignment
-from ..sandbox import Capabilities, Limits, SandboxPolicy
+from ..sandbox import Capabilities, SandboxPolicy
 from .timeouts import derived_timeout
 
 MODES = ("gen", "replay")
@@ -208,8 +208,7 @@ class RunRequest:
             "assignment": {**asdict(a), "forbidden": list(a.forbidden), "root": str(a.root)},
             "impl_root": str(self.impl_root), "mode": self.mode,
             "plan": None if plan is None else {**asdict(plan), "ids": list(plan.ids)},
-            "policy": {"mode": p.mode, "limits": asdict(p.limits),
-                       "disabled": sorted(p.disabled)},
+            "policy": p.to_json(),
             "default_timeout": self.default_timeout, "run_timeout": self.run_timeout,
             "inputs_base": None if self.inputs_base is None else str(self.inputs_base),
             "keep": self.keep, "timeout_scale": self.timeout_scale, "trusted": self.trusted,
@@ -222,8 +221,7 @@ class RunRequest:
         a, p, plan = data["assignment"], data["policy"], data["plan"]
         assignment = Assignment(**{**a, "forbidden": tuple(a["forbidden"]),
                                    "root": Path(a["root"])})
-        policy = SandboxPolicy(mode=p["mode"], limits=Limits(**p["limits"]),
-                               disabled=frozenset(p["disabled"]))
+        policy = SandboxPolicy.from_json(p)
         return cls(assignment, Path(data["impl_root"]), data["mode"],
                    None if plan is None else TestPlan(**{**plan, "ids": tuple(plan["ids"])}),
                    policy, data["default_timeout"], data["run_timeout"],

@@ -1,27 +1,27 @@
 """Bulk grading: every submission in a folder (one folder or zip per student), in parallel,
 crash-safe and resumable by content.
 
-A student is skipped only when OUT/<student>/grading.json records the same key: the hash of the
-submission's bytes, of the course version (tests, goldens, engine) and of the options; anything
-else is regraded (`force=True` regrades all). Each job runs in a child process that dies with
-this one and keeps its temporary files under OUT/.work/ (shared by this run's jobs, so the
-sandbox's uid slots stay exclusive within the run), which the next run clears; results are
-written atomically (temporary file + rename), so a kill -9 at any point loses at most the jobs in
-flight and never leaves a half-written result. OUT/run_log.jsonl gets one line per graded
-student: student, hash, score, time, problems.
+Each student's job is one `GradeJob` (grade_job.py), made here, before anything runs, and
+shipped as is to the executor. A student is skipped only when OUT/<student>/grading.json
+records the same key, `GradeJob.key()`: the hash of the submission's bytes, of the course version
+(tests, goldens, engine) and of every grading option the job carries (assignments, isolation
+mode and limits, placement, timeout); anything else is regraded (`force=True` regrades all).
+Each job runs in a child process that dies with this one and keeps its temporary files under
+OUT/.work/ (shared by this run's jobs, so the sandbox's uid slots stay exclusive within the
+run), which the next run clears; results are written atomically (temporary file + rename), so
+a kill -9 at any point loses at most the jobs in flight and never leaves a half-written result.
+OUT/run_log.jsonl gets one line per graded student: student, hash, score, time, problems.
 """
 
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 
 from rich.console import Console
@@ -29,7 +29,7 @@ from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.text import Text
 
-from ..assignments import VISIBILITIES, Assignment, discover, load
+from ..assignments import VISIBILITIES, Assignment, course_root, discover, load
 from ..atomic import write_atomic
 from ..backends import Placement
 from ..grading import service
@@ -39,6 +39,7 @@ from ..grading.safe_text import clean, utf8_json
 from ..sandbox import SandboxPolicy
 from .class_report import class_report
 from .executors import BulkError, Executor, course_version, job_timeout, run_job
+from .grade_job import GradeJob
 from .gradebook import write_canvas, write_gradebook
 from .html_report import write_html
 from .regrade import compare as compare_runs
@@ -63,13 +64,6 @@ class StudentOutcome:
     error: str | None = None
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-
-def options_key(assignments: list[Assignment], policy: SandboxPolicy,
-                placement: Placement | None = None) -> str:
-    return json.dumps({"assignments": [a.name for a in assignments], "mode": policy.mode,
-                       "backend": (placement or Placement()).backend, "limits": repr(policy.limits),
-                       "disabled": sorted(policy.disabled)}, sort_keys=True)
 
 
 def class_assignments(names: list[str] | str | None) -> list[Assignment]:
@@ -129,11 +123,10 @@ def run_bulk(folder: Path, assignment: list[str] | str | None, out: Path, jobs: 
             with dask_run(dask) as (run, slots, line):
                 console.print(line)
                 results, runs = _run_locked(folder, assignment, out, slots, policy, force,
-                                            console, partial(run, placement=placement),
-                                            placement)
+                                            console, run, placement)
         else:
             results, runs = _run_locked(folder, assignment, out, jobs, policy, force, console,
-                                        partial(run_job, placement=placement), placement)
+                                        run_job, placement)
         if previous is not None:
             changes = compare_runs(previous, runs)
             write_compare(changes, Path(compare), out)
@@ -142,22 +135,26 @@ def run_bulk(folder: Path, assignment: list[str] | str | None, out: Path, jobs: 
         return results
 
 
-def _keys(subs: list[Submission], version: str, options: str) -> dict[str, tuple[str, str]]:
-    """Each submission's (resume key, content hash); one that cannot be hashed gets a
-    problem."""
-    keys = {}
+def make_jobs(subs: list[Submission], assignments: list[Assignment], policy: SandboxPolicy,
+              placement: Placement, out: Path) -> dict[str, GradeJob]:
+    """Each submission's GradeJob, made once; one that cannot be hashed gets a problem (and
+    is hashed by it)."""
+    version, root = course_version(assignments), str(course_root())
+    work = str((out / ".work").resolve())
+    jobs = {}
     for sub in subs:
         try:
             digest = submission_hash(sub)
         except (SubmissionError, OSError, MemoryError) as e:
             sub.problem = visible(str(e) or type(e).__name__)
             digest = submission_hash(sub)
-        keys[sub.student] = (hashlib.sha256(f"{digest}|{version}|{options}".encode()).hexdigest(),
-                             digest)
-    return keys
+        jobs[sub.student] = GradeJob(str(sub.path.resolve()), digest,
+                                     tuple(a.name for a in assignments), policy, placement,
+                                     job_timeout(assignments), root, version, work)
+    return jobs
 
 
-def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, jobs: int,
+def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, slots: int,
                 policy: SandboxPolicy, force: bool, console: Console,
                 run: Executor | None = None, placement: Placement | None = None
                 ) -> tuple[dict[str, dict], dict[str, GradedRun]]:
@@ -165,12 +162,11 @@ def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, job
     clear_leftovers(out)
     assignments = class_assignments(assignment)
     subs = list_submissions(folder, OUT_FILES)
-    version, options = course_version(assignments), options_key(assignments, policy, placement)
-    keys = _keys(subs, version, options)
+    jobs = make_jobs(subs, assignments, policy, placement or Placement(), out)
     outcomes: dict[str, StudentOutcome] = {}
     todo: list[Submission] = []
     for sub in subs:
-        stored = _stored(out / sub.student, keys[sub.student][0])
+        stored = _stored(out / sub.student, jobs[sub.student].key())
         if stored is not None and not force:
             outcomes[sub.student] = StudentOutcome(sub.student, *stored, resumed=True,
                                             problems=stored[1].rejection(), notes=sub.notes)
@@ -182,7 +178,7 @@ def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, job
                       + ("; nothing to grade" if not todo else f"; grading {len(todo)}"))
     started = time.monotonic()
     if todo:
-        _grade_all(todo, keys, assignments, out, jobs, policy, console, run, outcomes)
+        _grade_all(todo, jobs, assignments, out, slots, console, run, outcomes)
     shutil.rmtree(out / ".work", ignore_errors=True)
     results = {s: o.results for s, o in outcomes.items() if o.results is not None}
     runs = {s: o.run for s, o in outcomes.items() if o.run is not None}
@@ -202,18 +198,18 @@ def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, job
     return results, runs
 
 
-def _grade_all(todo: list[Submission], keys: dict[str, tuple[str, str]],
-               assignments: list[Assignment], out: Path, jobs: int, policy: SandboxPolicy,
-               console: Console, run: Executor | None, outcomes: dict[str, StudentOutcome]) -> None:
-    """Grade the submissions `todo`, `jobs` at once, into `outcomes`, under a progress bar."""
+def _grade_all(todo: list[Submission], jobs: dict[str, GradeJob],
+               assignments: list[Assignment], out: Path, slots: int, console: Console,
+               run: Executor | None, outcomes: dict[str, StudentOutcome]) -> None:
+    """Grade the submissions `todo`, `slots` at once, into `outcomes`, under a progress bar."""
     counts = {"failed": 0, "errored": 0}
     columns = [TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                TextColumn("ETA"), TimeRemainingColumn(),
                TextColumn("[red]{task.fields[failed]} failed, {task.fields[errored]} errored")]
     with Progress(*columns, console=console, transient=False) as progress, \
-            ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            ThreadPoolExecutor(max_workers=max(1, slots)) as pool:
         task = progress.add_task("grading", total=len(todo), failed=0, errored=0)
-        futures = {pool.submit(grade_job, sub, *keys[sub.student], assignments, out, policy,
+        futures = {pool.submit(grade_job, sub, jobs[sub.student], assignments, out,
                                run or run_job): sub for sub in todo}
         for fut in as_completed(futures):
             sub = futures[fut]
@@ -270,11 +266,11 @@ def _stored(folder: Path, key: str) -> tuple[dict, GradedRun] | None:
         return None
 
 
-def grade_job(sub: Submission, key: str, digest: str, assignments: list[Assignment], out: Path,
-              policy: SandboxPolicy, run: Executor = run_job) -> StudentOutcome:
-    """Grade one student with `run` (run_job's signature: a child process here, or a Dask
+def grade_job(sub: Submission, job: GradeJob, assignments: list[Assignment], out: Path,
+              run: Executor = run_job) -> StudentOutcome:
+    """Grade one student's `job` with `run` (an executor: a child process here, or a Dask
     worker), or record the submission's problem without running anything; store results.json,
-    then grading.json (the key), each atomically, then append the run log line."""
+    then grading.json (the job's key), each atomically, then append the run log line."""
     started = time.monotonic()
     if sub.problem is not None:
         results = rejected_results(sub.problem, assignments)
@@ -282,8 +278,7 @@ def grade_job(sub: Submission, key: str, digest: str, assignments: list[Assignme
         work = out / ".work" / sub.student
         work.mkdir(parents=True, exist_ok=True)
         try:
-            results, error = run(sub.path, [a.name for a in assignments], policy, work.parent,
-                                 job_timeout(assignments))
+            results, error = run(job)
         finally:
             shutil.rmtree(work, ignore_errors=True)  # stays empty; .work is cleared at the end
         if error is not None:
@@ -301,7 +296,8 @@ def grade_job(sub: Submission, key: str, digest: str, assignments: list[Assignme
     results[INSTRUCTOR_KEY] = instructor  # in memory, for the class report's misconceptions
     seconds = round(time.monotonic() - started, 3)
     problems = run_.rejection()
-    meta = {"key": key, "student": sub.student, "hash": digest, "score": results["score"],
+    meta = {"key": job.key(), "student": sub.student, "hash": job.submission_hash,
+            "score": results["score"],
             "max_score": results["max_score"], "time": seconds, "problems": problems}
     write_atomic(target / "grading.json", (json.dumps(meta, ensure_ascii=False) + "\n").encode("utf-8"))
     with open(out / "run_log.jsonl", "a", encoding="utf-8") as log:

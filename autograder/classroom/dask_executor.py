@@ -1,11 +1,12 @@
-"""`bulk --dask SCHEDULER`: the per-submission job of a bulk run (executors.run_job: `python -m
-autograder.classroom.job` in a child process) runs on the workers of a Dask distributed cluster;
-everything else (resume by content, atomic results, run log, grades.csv, reports) stays in the
-bulk run, unchanged, so a Dask run's output equals a local run's.
+"""`bulk --dask SCHEDULER`: each student's `GradeJob` (grade_job.py), as the JSON data its
+`to_json` gives, runs on a worker of a Dask distributed cluster, which rebuilds it and runs it
+as the local executor does (executors.run_job: `python -m autograder.classroom.job` in a child
+process); everything else (resume by the job's key, atomic results, run log, grades.csv,
+reports) stays in the bulk run, unchanged, so a Dask run's output equals a local run's.
 
 Workers must run this engine and see the submissions, the course and OUT/.work at the bulk run's
 paths (the same machine, or a shared filesystem at the same mount point). Each job checks that
-the worker's course version (tests, goldens, engine: executors.course_version) is the bulk run's and
+the worker's course version (tests, goldens, engine: executors.course_version) is the job's and
 fails with a one-line error otherwise, so a stale worker never grades silently. As many jobs are
 in flight as the cluster had worker threads when the run started.
 """
@@ -19,7 +20,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,50 +28,35 @@ from pathlib import Path
 from distributed import Client
 from distributed.comm.addressing import parse_address, parse_host_port
 
-from ..assignments import ROOT_VARIABLE, course_root, load
-from ..backends import Placement
-from ..sandbox import SandboxPolicy
+from ..assignments import load
 from .executors import BulkError, course_version, run_job
+from .grade_job import GradeJob
 
 CONNECT_TIMEOUT = 20  # seconds to reach the scheduler and see a worker
 RESULT_SLACK = 120  # seconds a job's result may lag its own timeout (transfer, scheduling)
 
 
-def worker_job(sub: Path, names: list[str], policy: SandboxPolicy, work: Path, timeout: float,
-               course: str, version: str,
-               placement: Placement | None = None) -> tuple[dict | None, str | None]:
-    """On a worker: run_job on the bulk run's course, after checking the course version."""
-    theirs = course_version([load(n, Path(course)) for n in names])
-    if theirs != version:
+def worker_job(data: dict) -> tuple[dict | None, str | None]:
+    """On a worker: the job `data` (GradeJob.to_json) rebuilt and run by run_job, after
+    checking that the worker's course has the job's version."""
+    job = GradeJob.from_json(data)
+    theirs = course_version([load(n, Path(job.course_root)) for n in job.assignments])
+    if theirs != job.course_version:
         return None, (f"dask worker on {socket.gethostname()} has another course version "
                       f"(engine, tests or goldens differ from the bulk run's)")
-    return run_job(sub, names, policy, work, timeout, env={ROOT_VARIABLE: course},
-                   placement=placement)
+    return run_job(job)
 
 
 class DaskRun:
     """An executor (executors.Executor): run_job on the cluster behind `client`."""
 
-    def __init__(self, client, course: Path):
-        self.client, self.course = client, course
-        self.versions: dict[tuple[str, ...], str] = {}
-        self.lock = threading.Lock()
+    def __init__(self, client):
+        self.client = client
 
-    def version(self, names: list[str]) -> str:
-        with self.lock:
-            key = tuple(names)
-            if key not in self.versions:
-                self.versions[key] = course_version([load(n, self.course) for n in names])
-            return self.versions[key]
-
-    def __call__(self, sub: Path, names: list[str], policy: SandboxPolicy, work: Path,
-                 timeout: float,
-                 placement: Placement | None = None) -> tuple[dict | None, str | None]:
-        future = self.client.submit(worker_job, sub.resolve(), names, policy, work.resolve(),
-                                    timeout, str(self.course), self.version(names), placement,
-                                    pure=False)
+    def __call__(self, job: GradeJob) -> tuple[dict | None, str | None]:
+        future = self.client.submit(worker_job, job.to_json(), pure=False)
         try:
-            return future.result(timeout=timeout + RESULT_SLACK)
+            return future.result(timeout=job.timeout + RESULT_SLACK)
         except Exception as e:  # a lost worker, a timeout, a worker-side crash: one line
             future.cancel()
             first = (str(e).strip().splitlines() or [""])[0]
@@ -104,7 +89,7 @@ def dask_run(address: str) -> Iterator[tuple[DaskRun, int, str]]:
         threads = client.nthreads()
         line = (f"dask: {len(threads)} workers, {sum(threads.values())} threads at "
                 f"{client.scheduler.address}")
-        yield DaskRun(client, course_root()), sum(threads.values()), line
+        yield DaskRun(client), sum(threads.values()), line
     finally:
         client.close()
 

@@ -1,8 +1,8 @@
-"""Where a bulk run's per-submission jobs execute: an executor has `run_job`'s signature
-(submission, assignment names, policy, shared work folder, timeout, placement) and returns
-(results.json, None) or (None, a one-line error). `run_job` is the local executor (a child
-process on this machine); `dask_executor.DaskRun` runs the same job on a Dask cluster. A new
-executor is one module with one such callable.
+"""Where a bulk run's per-submission jobs execute: an executor takes one `GradeJob`
+(grade_job.py: the submission, its assignments, the policy with its limits, the placement, the
+timeout) and returns (results.json, None) or (None, a one-line error). `run_job` is the local
+executor (a child process on this machine, the job on its stdin); `dask_executor.DaskRun` ships
+the same job to a Dask cluster. A new executor is one module with one such callable.
 
 Imports the engine's leaf modules only (never bulk.py, which drives the executors).
 """
@@ -17,9 +17,8 @@ import sys
 from pathlib import Path
 from typing import Protocol
 
-from ..assignments import Assignment
-from ..backends import Placement
-from ..sandbox import SandboxPolicy
+from ..assignments import ROOT_VARIABLE, Assignment
+from .grade_job import GradeJob
 
 ENGINE = Path(__file__).resolve().parent.parent
 JOB_TIMEOUT_FACTOR = 3  # a job may take this many times the assignments' run timeouts
@@ -32,9 +31,7 @@ class BulkError(Exception):
 class Executor(Protocol):
     """Runs one submission's grading job somewhere; never raises for what the job does."""
 
-    def __call__(self, sub: Path, names: list[str], policy: SandboxPolicy, work: Path,
-                 timeout: float,
-                 placement: Placement | None = None) -> tuple[dict | None, str | None]: ...
+    def __call__(self, job: GradeJob) -> tuple[dict | None, str | None]: ...
 
 
 def course_version(assignments: list[Assignment]) -> str:
@@ -52,28 +49,22 @@ def job_timeout(assignments: list[Assignment]) -> float:
     return JOB_TIMEOUT_FACTOR * sum(2 * a.run_timeout for a in assignments) + 60
 
 
-def run_job(sub: Path, names: list[str], policy: SandboxPolicy, work: Path, timeout: float,
-            env: dict[str, str] | None = None,
-            placement: Placement | None = None) -> tuple[dict | None, str | None]:
-    """Run `python -m autograder.classroom.job` on one submission in a child process that dies with
-    this one, with TMPDIR=work: (results.json, None), or (None, a one-line error)."""
-    cmd = [sys.executable, "-m", "autograder.classroom.job", str(sub.resolve()),
-           "--isolation", policy.mode, "--parent", str(os.getpid())]
-    placement = placement or Placement()
-    cmd += ["--backend", placement.backend] + (["--gpus", placement.gpus] if placement.gpus else [])
-    for name in names:
-        cmd += ["--assignment", name]
+def run_job(job: GradeJob) -> tuple[dict | None, str | None]:
+    """Run `python -m autograder.classroom.job` on `job` (its JSON on stdin) in a child process
+    that dies with this one, with TMPDIR=job.work and the job's course as the course root:
+    (results.json, None), or (None, a one-line error)."""
+    cmd = [sys.executable, "-m", "autograder.classroom.job", "--parent", str(os.getpid())]
     # One temporary folder for all of this run's jobs (never one per job: the sandbox's uid
     # slots are locked under TMPDIR, and jobs must see each other's locks).
-    env = {**os.environ, **(env or {}), "TMPDIR": str(work.resolve())}
+    env = {**os.environ, ROOT_VARIABLE: job.course_root, "TMPDIR": job.work}
     try:
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL)
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=job.timeout,
+                              input=json.dumps(job.to_json()))
         if proc.returncode != 0:
             tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
             return None, f"grading failed: {tail}"
         return json.loads(proc.stdout.strip().splitlines()[-1]), None
     except subprocess.TimeoutExpired:
-        return None, f"grading took longer than {timeout:.0f} s"
+        return None, f"grading took longer than {job.timeout:.0f} s"
     except (ValueError, IndexError) as e:
         return None, f"grading printed no result ({e})"

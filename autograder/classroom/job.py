@@ -1,8 +1,9 @@
-"""One bulk-grading job in a child process: `python -m autograder.classroom.job SUBMISSION
-[--assignment A ...] [--isolation M] [--backend B] [--gpus G]` prints that submission's results.json on
-stdout (with its instructor-only record under results.INSTRUCTOR_KEY). The child dies with its
-parent (PR_SET_PDEATHSIG), so a killed bulk run leaves no grading process behind; its temporary
-files go where the parent's TMPDIR points."""
+"""One bulk-grading job in a child process: `python -m autograder.classroom.job [--parent PID]`
+reads one `GradeJob` (grade_job.py) as JSON on stdin and prints that submission's results.json
+on stdout (with its instructor-only record under results.INSTRUCTOR_KEY), graded from the job
+alone: its assignments and visibilities, its policy with every limit, its placement. The child
+dies with its parent (PR_SET_PDEATHSIG), so a killed bulk run leaves no grading process behind;
+its temporary files go where the parent's TMPDIR points."""
 
 from __future__ import annotations
 
@@ -30,23 +31,19 @@ def die_with_parent(parent: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.classroom.job")
-    parser.add_argument("submission")
-    parser.add_argument("--assignment", action="append", default=[])
-    parser.add_argument("--isolation")
-    parser.add_argument("--backend")
-    parser.add_argument("--gpus")
     parser.add_argument("--parent", type=int, default=os.getppid())
     args = parser.parse_args(argv)
     die_with_parent(args.parent)
-    from ..backends import Placement
     from ..grading import service
     from ..grading.results import INSTRUCTOR_KEY
     from ..grading.safe_text import clean
-    from ..sandbox import SandboxPolicy
+    from .grade_job import GradeJob
 
-    policy = SandboxPolicy.create(args.isolation)
-    results = service.grade(Path(args.submission), args.assignment or None, policy,
-                            placement=Placement(args.backend or "host", args.gpus))
+    job = GradeJob.from_json(json.loads(sys.stdin.read()))
+    with open(os.devnull, "rb") as null:  # the sandboxed children read nothing of ours
+        os.dup2(null.fileno(), 0)
+    results = service.grade(Path(job.submission), list(job.assignments) or None, job.policy,
+                            job.visibilities, placement=job.placement)
     # the instructor-only record rides along; bulk.grade_job splits it off into instructor.json
     data = {**results.gradescope(), INSTRUCTOR_KEY: results.instructor()}
     sys.stdout.write(json.dumps(clean(data)) + "\n")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import resource
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 MODES = ("auto", "strict", "none")
 ENV_DISABLE = "AUTOGRADER_SANDBOX_DISABLE"  # comma list of layers to treat as unavailable
@@ -119,3 +119,14 @@ class SandboxPolicy:
         disabled = frozenset(s.strip() for s in os.environ.get(ENV_DISABLE, "").split(",")
                              if s.strip())
         return cls(mode=mode or "auto", limits=limits or Limits(), disabled=disabled)
+
+    def to_json(self) -> dict:
+        """Plain JSON data (every limit; `disabled` sorted); `from_json` rebuilds an equal
+        policy."""
+        return {"mode": self.mode, "limits": asdict(self.limits), "disabled": sorted(self.disabled)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> SandboxPolicy:
+        """The policy `to_json` wrote (TypeError on an unknown limit, ValueError on a mode)."""
+        return cls(mode=data["mode"], limits=Limits(**data["limits"]),
+                   disabled=frozenset(data["disabled"]))

@@ -128,14 +128,17 @@ def test_unreachable_scheduler_is_one_line(toy_env, tmp_path, capsys):
 
 def test_a_worker_on_another_course_version_refuses(toy_env, tmp_path):
     """worker_job as a worker runs it (no cluster needed): a stale version never grades."""
+    from autograder.backends import Placement
     from autograder.classroom.dask_executor import worker_job
     from autograder.classroom.executors import course_version
+    from autograder.classroom.grade_job import GradeJob
     from autograder.sandbox import SandboxPolicy
 
     package(tmp_path / "alice", SOLUTION)
     (tmp_path / "work").mkdir()
-    results, error = worker_job(tmp_path / "alice", ["toy"], SandboxPolicy.create(),
-                                tmp_path / "work", 60, str(toy_env), "0" * 64)
+    job = GradeJob(str(tmp_path / "alice"), "a" * 64, ("toy",), SandboxPolicy.create(),
+                   Placement(), 60, str(toy_env), "0" * 64, str(tmp_path / "work"))
+    results, error = worker_job(job.to_json())
     assert results is None and "has another course version" in error
     assert course_version([load("toy", toy_env)]) != "0" * 64
     assert list((tmp_path / "work").iterdir()) == []

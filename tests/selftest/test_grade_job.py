@@ -1,0 +1,141 @@
+"""One student's grading job (classroom/grade_job.GradeJob): it round-trips through JSON
+unchanged, its key changes with every field that can change a grade and with no other, the
+local job process grades from it alone (the policy's limits included), and a resumed bulk run
+regrades a student exactly when their job's key changed."""
+
+import dataclasses
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from helpers import SOLUTION
+from rich.console import Console
+
+from autograder.backends import Placement
+from autograder.classroom.bulk import run_bulk
+from autograder.classroom.grade_job import KEYED, UNKEYED, GradeJob
+from autograder.sandbox import Limits, SandboxPolicy
+
+
+def a_job(**changes) -> GradeJob:
+    job = GradeJob("/class/alice", "a" * 64, ("toy",),
+                   SandboxPolicy("auto", Limits(), frozenset({"cgroup"})),
+                   Placement("host", None), 300.0, "/course", "c" * 64, "/out/.work")
+    return dataclasses.replace(job, **changes)
+
+
+def with_limit(name: str) -> SandboxPolicy:
+    limits = dataclasses.replace(Limits(), **{name: getattr(Limits(), name) + 1})
+    return dataclasses.replace(a_job().policy, limits=limits)
+
+
+# each field that can change a grade, changed once (every limit of the policy on its own)
+GRADE_CHANGES = {
+    "submission content": {"submission_hash": "b" * 64},
+    "course version": {"course_version": "d" * 64},
+    "assignments": {"assignments": ("toy", "toy2")},
+    "assignment order": {"assignments": ("toy2", "toy")},
+    "visibilities": {"visibilities": ("public",)},
+    "isolation mode": {"policy": dataclasses.replace(a_job().policy, mode="strict")},
+    "disabled layers": {"policy": dataclasses.replace(a_job().policy, disabled=frozenset())},
+    "backend": {"placement": Placement("docker", None)},
+    "gpus": {"placement": Placement("host", "all")},
+    "timeout": {"timeout": 301.0},
+    **{f"limit {f.name}": {"policy": with_limit(f.name)} for f in dataclasses.fields(Limits)},
+}
+NO_GRADE_CHANGES = {
+    "submission path": {"submission": "/elsewhere/alice"},
+    "course folder": {"course_root": "/mnt/course"},
+    "output folder": {"work": "/other/out/.work"},
+}
+
+
+def test_every_field_is_keyed_or_not_on_purpose():
+    names = {f.name for f in dataclasses.fields(GradeJob)}
+    assert set(KEYED) | set(UNKEYED) == names and not set(KEYED) & set(UNKEYED)
+
+
+def test_a_job_round_trips_unchanged():
+    for job in [a_job(), *(a_job(**c) for c in GRADE_CHANGES.values())]:
+        data = json.loads(json.dumps(job.to_json()))  # as it travels: JSON text
+        assert GradeJob.from_json(data) == job
+        assert GradeJob.from_json(data).to_json() == job.to_json()
+        assert GradeJob.from_json(data).key() == job.key()
+    assert a_job(timeout=300).key() == a_job(timeout=300.0).key()  # one representation
+
+
+def test_the_whole_policy_travels():
+    data = a_job(policy=with_limit("memory")).to_json()["policy"]
+    assert data["limits"] == dataclasses.asdict(with_limit("memory").limits)
+    assert data["mode"] == "auto" and data["disabled"] == ["cgroup"]
+
+
+def test_unknown_or_missing_fields_are_refused():
+    data = a_job().to_json()
+    with pytest.raises(ValueError):
+        GradeJob.from_json({**data, "extra": 1})
+    with pytest.raises(ValueError):
+        GradeJob.from_json({k: v for k, v in data.items() if k != "timeout"})
+    with pytest.raises(TypeError):
+        GradeJob.from_json({**data, "policy": {**data["policy"],
+                                               "limits": {**data["policy"]["limits"], "x": 1}}})
+
+
+@pytest.mark.parametrize("what", sorted(GRADE_CHANGES))
+def test_a_grade_affecting_change_changes_the_key(what):
+    assert a_job(**GRADE_CHANGES[what]).key() != a_job().key()
+
+
+@pytest.mark.parametrize("what", sorted(NO_GRADE_CHANGES))
+def test_what_cannot_change_a_grade_keeps_the_key(what):
+    assert a_job(**NO_GRADE_CHANGES[what]).key() == a_job().key()
+
+
+def test_the_job_process_reads_the_job_on_stdin(toy_env, tmp_path):
+    """`python -m autograder.classroom.job` grades from the job alone: a file-size limit (kept
+    under every isolation mode) too small for the child's events file reaches the child and
+    fails every test (argv flags carried the isolation mode only, so a job process graded
+    under the default limits)."""
+    sub = tmp_path / "alice" / "toy"
+    sub.mkdir(parents=True)
+    (sub / "__init__.py").write_text(SOLUTION)
+    (tmp_path / "work").mkdir()
+    job = a_job(submission=str(sub.parent), course_root=str(toy_env), work=str(tmp_path / "work"),
+                policy=SandboxPolicy.create("none"))
+
+    def grade(job: GradeJob) -> dict:
+        env = {**os.environ, "TRAINING_SYSTEMS_ROOT": str(toy_env), "TMPDIR": job.work}
+        proc = subprocess.run([sys.executable, "-m", "autograder.classroom.job"], env=env,
+                              input=json.dumps(job.to_json()), capture_output=True, text=True,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return json.loads(proc.stdout.splitlines()[-1])
+
+    assert grade(job)["score"] == 7
+    tiny = dataclasses.replace(job.policy, limits=dataclasses.replace(Limits(), file_size=1))
+    assert grade(dataclasses.replace(job, policy=tiny))["score"] == 0
+
+
+def test_resumed_bulk_run_regrades_exactly_when_a_limit_changes(toy_env, tmp_path):
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    for student in ("alice", "bob"):
+        (subs / student / "toy").mkdir(parents=True)
+        (subs / student / "toy" / "__init__.py").write_text(SOLUTION)
+
+    def bulk(limits: Limits) -> dict[str, int]:
+        run_bulk(subs, ["toy"], out, 2, SandboxPolicy.create(limits=limits),
+                 console=Console(file=io.StringIO(), width=200))
+        return {s: (out / s / "results.json").stat().st_mtime_ns for s in ("alice", "bob")}
+
+    first = bulk(Limits())
+    keys = {s: json.loads((out / s / "grading.json").read_text())["key"] for s in first}
+    assert bulk(Limits()) == first  # nothing changed: both skipped
+    more_files = dataclasses.replace(Limits(), open_files=Limits().open_files + 1)
+    regraded = bulk(more_files)
+    assert all(regraded[s] != first[s] for s in first)  # a limit changed: both regraded
+    assert all(json.loads((out / s / "grading.json").read_text())["key"] != keys[s]
+               for s in first)
+    assert bulk(more_files) == regraded  # and skipped again under the same limits
