@@ -47,6 +47,7 @@ from .regrade import previous_results, terminal_table
 from .regrade import write as write_compare
 from .similarity import scan
 from .submissions import Submission, SubmissionError, list_submissions, submission_hash, visible
+from .workers import LocalWorkers
 
 OUT_FILES = frozenset({"grades.csv", "canvas.csv", "class_report.md", "class_report.html",
                        "run_log.jsonl", "compare.csv", "compare.md"})  # never a student's folder
@@ -125,8 +126,12 @@ def run_bulk(folder: Path, assignment: list[str] | str | None, out: Path, jobs: 
                 results, runs = _run_locked(folder, assignment, out, slots, policy, force,
                                             console, run, placement)
         else:
-            results, runs = _run_locked(folder, assignment, out, jobs, policy, force, console,
-                                        run_job, placement)
+            workers = LocalWorkers()  # long-lived grading processes: their zygotes stay warm
+            try:
+                results, runs = _run_locked(folder, assignment, out, jobs, policy, force,
+                                            console, workers, placement)
+            finally:
+                workers.close()
         if previous is not None:
             changes = compare_runs(previous, runs)
             write_compare(changes, Path(compare), out)
