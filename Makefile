@@ -49,8 +49,13 @@ test: setup-instructor
 test-fast: setup-instructor
 	$(PY) -m pytest -n $(JOBS) -q -m fast tests/selftest
 
+# The report ends the output: `make check` exits 0 once it is printed, failing tests or not (a
+# failing test is the report's news; make would add its own "make: *** ... Error 1" line after
+# it), and 2 when the check cannot run. Scripts call the CLI: it exits 1 while a test fails.
+CHECK_CMD = $(PY) -m autograder check $(A) $(if $(IMPL),--impl $(IMPL)) $(if $(TASK),--task $(TASK))
 check: setup
-	$(PY) -m autograder check $(A) $(if $(IMPL),--impl $(IMPL)) $(if $(TASK),--task $(TASK))
+	@echo "$(CHECK_CMD)"
+	@$(CHECK_CMD); status=$$?; [ $$status -le 1 ] || exit $$status
 
 # the zip to upload for assignment A: the package in IMPL (default: starter/) checked by the
 # grader's intake rules, written to out/<A>-submission.zip (the command prints where)

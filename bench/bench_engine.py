@@ -3,7 +3,10 @@
 - `check` latency per assignment (public tests, reference solution) vs `pytest tests/<a>/public`;
 - a full `grade` of every assignment (public + hidden, sandboxed) vs plain pytest of the same
   test folders (one pytest process per assignment, summed), and the difference (grade overhead);
-- sandbox overhead: `grade` with the default isolation vs `grade --isolation none`.
+- sandbox overhead: `grade` with the default isolation vs `grade --isolation none`;
+- a submission whose package does not import (fusion raising at import in one module): graded
+  in one child per visibility, every test failing with the one import error, vs the grade of
+  the reference solution.
 
 Our figures (check, grade) are the median of REPEATS wall times (default 5; env BENCH_REPEATS),
 the peers' (plain pytest, --isolation none) of PEER_REPEATS (default 3; env BENCH_PEER_REPEATS):
@@ -84,12 +87,35 @@ def grade_rows(names: list[str]) -> list[dict]:
                      "share")]
 
 
+def import_failure_rows(name: str = "fusion") -> list[dict]:
+    """`grade` of the reference with a module that raises at import, vs the reference. (A syntax
+    error is rejected by intake before any child starts: well under a second.)"""
+    import shutil
+    with tempfile.TemporaryDirectory() as tmp:
+        broken = Path(tmp) / "broken"
+        shutil.copytree(ROOT / "solutions" / name, broken / name,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        module = sorted(p for p in (broken / name).glob("*.py") if p.name != "__init__.py")[0]
+        module.write_text(module.read_text() + "\nraise RuntimeError('import-time crash')\n")
+        out = str(Path(tmp) / "out")
+        ours = wall([PY, "-m", "autograder", "grade", str(broken), "--assignment", name,
+                     "--out", out])
+        whole = wall([PY, "-m", "autograder", "grade", str(ROOT / "solutions"), "--assignment",
+                      name, "--out", out], PEER_REPEATS)
+    return [row("engine", f"grade {name}, package does not import (raises in "
+                f"{module.name})", ours, "s", peer=whole,
+                peer_name=f"grade of the {name} reference solution",
+                note=f"median of {REPEATS} (peer {PEER_REPEATS}); one child per visibility, "
+                     "every test failing with the one import error; lower is better")]
+
+
 def rows() -> list[dict]:
     """check per assignment, a full grade, grade overhead and sandbox overhead."""
     names = [a.name for a in discover()]
     out: list[dict] = []
     for name in names:
         out += guarded("engine", [f"check {name}"], lambda name=name: check_rows(name))
+    out += guarded("engine", ["grade fusion, package does not import"], import_failure_rows)
     return out + guarded("engine", ["grade all assignments", "grade overhead",
                                     "sandbox overhead"], lambda: grade_rows(names))
 

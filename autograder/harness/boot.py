@@ -1,7 +1,8 @@
 """Entry point of the graded child process: `python -I -B boot.py CONFIG.json`.
 
 Runs in the sandbox. Puts the harness and the implementation under test on sys.path, hides the
-assignment's forbidden modules, and runs pytest with the recording plugin and nothing else.
+assignment's forbidden modules, disables the compiled operators a rule names
+(compiled_ops.py), and runs pytest with the recording plugin and nothing else.
 """
 
 import importlib
@@ -88,6 +89,9 @@ def main() -> int:
     sys.path[1:1] = [cfg.impl, cfg.rootdir]  # rootdir holds common.py
     if cfg.mode != "gen":  # golden generation runs trusted code, which may use oracles
         sys.meta_path.insert(0, ForbiddenImportBlocker(cfg.forbidden, cfg.impl))
+        from autograder.harness.compiled_ops import disable_compiled_operators
+
+        disable_compiled_operators(cfg.forbidden)
     os.chdir(cfg.workdir)
     import pytest
 

@@ -28,7 +28,9 @@ over the original file (sandbox/bwrap.py), so the original is never loaded:
 
 A rule the view does not remove (a kept module; a compiled operator such as
 `torch.fake_quantize_per_tensor_affine`, not defined in Python source) is listed in `View.kept`
-with the reason; intake and the harness hook still enforce it on imports. Each generated
+with the reason; intake and the harness hook still enforce it on imports, and the child
+overrides the compiled operators a rule names with kernels that raise
+(autograder/harness/compiled_ops.py). Each generated
 module comes with its bytecode (the children run with `-B` and read the `.pyc` files setup
 wrote), mounted over the original's `.pyc`.
 

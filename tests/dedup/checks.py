@@ -281,15 +281,19 @@ def signatures_depend_on_set(observed, ctx) -> str | None:
 
 def signatures_equal_per_set(observed, ctx) -> str | None:
     """observed: [here, there], each [sig(S), sig(T)] for two disjoint stored sets, computed in
-    two processes: equal across processes, sig(S), sig(T) agreeing on at most half, and each
-    with at least half its entries distinct (most_entries_distinct)."""
+    two processes: equal across processes, num_perm (inputs) entries each, sig(S), sig(T)
+    agreeing on at most half, and each with at least half its entries distinct
+    (most_entries_distinct)."""
     if not isinstance(observed, list) or len(observed) != 2 or \
             not all(isinstance(x, list) and len(x) == 2 for x in observed):
         return "expected the signatures of two sets from each of two processes"
     here, there = observed
+    size = int(ctx.inputs["num_perm"])
     for k in range(2):
         if _signature(here[k]) is None:
             return "a signature must be a non-empty list of non-negative integers"
+        if len(here[k]) != size:
+            return f"set {k}: a signature of {len(here[k])} entries; num_perm is {size}"
         if there[k] != here[k]:
             return ("differs_across_processes",
                     f"set {k}: the other process gave another signature: {_diff(here[k], there[k])}")

@@ -54,14 +54,16 @@ def draws() -> dict:
 
 
 def record_reseeding(rec, i: int, seed: int, other_seed: int) -> None:
-    """draws[i]: the draws after seed_everything(seed) from two different prior states, then
-    after seed_everything(other_seed) (judged by checks.reseeding_repeats_draws)."""
+    """The draws after seed_everything(seed) from two different prior states, then after
+    seed_everything(other_seed) (judged by checks.reseeding_repeats_draws), named by case and
+    seeds: what a seed draws is free, so the observation's name ties it to these inputs."""
     runs = []
     for prior, s in ((1001, seed), (2002, seed), (1001, other_seed)):
         set_all_generators(prior)
         clean_call(seed_everything, s)
         runs.append(draws())
-    rec.check(f"draws[{i}]", runs, check="reseeding_repeats_draws")
+    rec.check(f"draws[{i}: seed {seed}, other {other_seed}]", runs,
+              check="reseeding_repeats_draws")
 
 
 # ================================================================ Task 2: deterministic_mode

@@ -57,7 +57,8 @@ def test_the_forbidden_object_is_not_found(name, technique, tmp_path, monkeypatc
     viewless = bool(os.environ.get("VIEWLESS"))
     if viewless:  # the mutant: the sandbox without the view
         monkeypatch.setattr("autograder.sandbox.bwrap.child_view", lambda rules: View())
-    assignment, case = load(name), DELEGATES[name]
+    case = DELEGATES[name]
+    assignment = load(case.get("assignment", name))
     ids = frozenset(case.get("tests", ())) or ids_of(assignment, case["test_file"])
     grade = grade_submission_root(assignment, hostile(assignment, case, technique, tmp_path),
                                   visibilities=("public",), ids=ids)
@@ -133,3 +134,59 @@ def test_a_loaded_module_loses_its_definitions_and_what_it_re_exports(tmp_path, 
     impl = targets["lib/stats/_impl.py"]
     assert "def other(*args, **kwargs):" in impl and "class Sampler:\n    pass" in impl
     assert "return _welch_denominator(a, b)" in impl
+
+
+ROUTES = r'''
+import gc, json, sys, torch
+from autograder.harness.compiled_ops import disable_compiled_operators
+if sys.argv[1] == "disabled":
+    disable_compiled_operators(["torch.fake_quantize_per_tensor_affine"])
+x = torch.randn(6, requires_grad=True)
+routes = {
+    "torch": lambda: torch.fake_quantize_per_tensor_affine(x, 0.1, 0, -8, 7),
+    "aten": lambda: torch.ops.aten.fake_quantize_per_tensor_affine.default(x, 0.1, 0, -8, 7),
+    "tensor qparams": lambda: torch.fake_quantize_per_tensor_affine(
+        x, torch.tensor(0.1), torch.tensor(0), -8, 7),
+    "cachemask": lambda: torch.ops.aten.fake_quantize_per_tensor_affine_cachemask(
+        x.detach(), 0.1, 0, -8, 7),
+    "learnable": lambda: torch._fake_quantize_learnable_per_tensor_affine(
+        x, torch.tensor([0.1]), torch.tensor([0.0]), -8, 7, 1.0),
+    "per channel": lambda: torch.fake_quantize_per_channel_affine(
+        x.view(6, 1), torch.ones(6), torch.zeros(6, dtype=torch.int32), 0, -8, 7),
+}
+def inference():
+    with torch.inference_mode():
+        return torch.fake_quantize_per_tensor_affine(torch.randn(3), 0.1, 0, -8, 7)
+routes["inference mode"] = inference
+ran = []
+for name, route in routes.items():
+    try:
+        route()
+        ran.append(name)
+    except ImportError:
+        pass
+libraries = [o for o in gc.get_objects() if "Library" in type(o).__name__
+             or "DispatchModule" in type(o).__name__ or "Registration" in type(o).__name__]
+print(json.dumps([ran, len(libraries), float(torch.round(torch.tensor(1.4)))]))
+'''
+
+
+def test_a_compiled_operator_a_rule_names_raises_by_every_route():
+    """autograder/harness/compiled_ops.py: every ATen route to fake quantization raises once the
+    rule's operators are disabled, and each runs when they are not (the routes are real); the
+    collector finds no more registration objects than without the override (its handle is
+    reachable from nowhere); other operators are untouched."""
+    import json
+    import subprocess
+    import sys
+    root = HERE.parent.parent
+    seen = {}
+    for mode in ("disabled", "untouched"):
+        done = subprocess.run([sys.executable, "-c", ROUTES, mode], cwd=root, text=True,
+                              capture_output=True, timeout=120,
+                              env={**os.environ, "PYTHONPATH": str(root)})
+        assert done.returncode == 0, done.stderr[-2000:]
+        seen[mode] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["disabled"][0] == [], seen["disabled"]
+    assert len(seen["untouched"][0]) == 7, seen["untouched"]
+    assert seen["disabled"][1:] == seen["untouched"][1:] == [seen["untouched"][1], 1.0]

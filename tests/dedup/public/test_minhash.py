@@ -22,8 +22,12 @@ from dedup import MinHasher, estimate_jaccard
 
 
 def contract_cases(rng):
-    return {"sets": [random_shingles(rng, k) for k in (1, 7, 300)], "num_perms": [16, 128, 200],
-            "num_perm": 200}
+    """Sets of 1, 7 and 300 shingles; the signature lengths are drawn, so every recorded
+    signature's length (and each observation's name) depends on these inputs."""
+    return {"sets": [random_shingles(rng, k) for k in (1, 7, 300)],
+            "num_perms": [int(rng.integers(8, 33)), int(rng.integers(96, 161)),
+                          int(rng.integers(161, 257))],
+            "num_perm": int(rng.integers(161, 257))}
 
 
 def union_cases(rng):
@@ -71,7 +75,7 @@ import json, sys
 sys.path[:0] = json.loads(sys.argv[1])
 from dedup import MinHasher
 import numpy as np
-hasher = MinHasher(num_perm=64, seed=3)
+hasher = MinHasher(num_perm=int(sys.argv[3]), seed=3)
 print(json.dumps([np.asarray(hasher.signature(set(s))).tolist() for s in json.loads(sys.argv[2])]))
 """
 
@@ -79,11 +83,13 @@ print(json.dumps([np.asarray(hasher.signature(set(s))).tolist() for s in json.lo
 @graded(points=1, cases=contract_cases, timeout=30)
 def test_signature_same_in_another_process(rec, cases):
     """Python's hash() of a str is salted per process (PYTHONHASHSEED): never use it. Two
-    disjoint sets, signed here and in another process: equal per set, different between sets."""
+    disjoint sets, signed here and in another process: equal per set, different between sets,
+    each of the drawn length num_perm."""
     sets = [cases["sets"][2], cases["sets"][1]]
-    hasher = MinHasher(num_perm=64, seed=3)
+    hasher = MinHasher(num_perm=cases["num_perm"], seed=3)
     here = [signature_of(hasher, set(s)) for s in sets]
-    out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(sys.path), json.dumps(sets)],
+    out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(sys.path), json.dumps(sets),
+                          str(cases["num_perm"])],
                          check=False, capture_output=True, text=True, timeout=25,
                          env={"PYTHONHASHSEED": "1", "PATH": "/usr/bin:/bin"})
     there = json.loads(out.stdout) if out.returncode == 0 else [out.stderr[-300:], ""]
