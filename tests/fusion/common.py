@@ -191,22 +191,6 @@ def record_resampler(rec, i: int, case: dict) -> None:
     rec.exact(f"permutation_invariant[{i}]", invariant)
 
 
-def record_zero_parameters(rec, i: int, case: dict) -> None:
-    """The resampler with every parameter set to zero, on the stored media: the latents start at
-    zero and each layer ADDS its attention and feed-forward outputs (zero, from zero weights) to
-    them (latents += attention(...); latents += feed_forward(latents)), so the output is zero.
-    A branch that replaces, scales or divides the latents instead is not (0 / 0 is NaN)."""
-    torch.manual_seed(case["seed"])
-    resampler = PerceiverResampler(case["dim"], num_latents=case["num_latents"], depth=case["depth"],
-                                   heads=case["heads"])
-    resampler.eval()
-    with torch.no_grad():
-        for parameter in resampler.parameters():
-            parameter.zero_()
-        out = resampler(torch.tensor(case["media"], dtype=torch.float32))
-    rec.close(f"zero_parameters[{i}]", np.asarray(out.detach().double().numpy()), atol=1e-6)
-
-
 # ================================================================ Task 4: gated cross-attention
 def gate_parameters(module: torch.nn.Module) -> dict[str, torch.nn.Parameter]:
     """The parameters named attn_gate / ff_gate (the last part of their dotted name)."""
@@ -486,26 +470,6 @@ def fit_cases(rng: np.random.Generator, n: int) -> list[dict]:
         else:
             budget = int(rng.integers(0, 4 * count))
         cases.append({"sizes": sizes, "max_tokens": budget})
-    return cases
-
-
-def exact_fit_cases(rng: np.random.Generator, n: int) -> list[dict]:
-    """Sets whose default resizes take exactly the budget (defaults kept: "at most max_tokens"),
-    each with an image whose default is exactly max_pixels (1,280 tokens: 28a x 28b with
-    a b = 1280), the one a search over smaller max_pixels would shrink. Sides are within 13 px of
-    a multiple of 28 and the rounded areas within [min_pixels, max_pixels], so each default is
-    the rounded size and its tokens are a b."""
-    full = [(32, 40), (40, 32), (20, 64), (64, 20), (16, 80), (80, 16)]
-    cases = []
-    for _ in range(n):
-        grid = [full[int(rng.integers(len(full)))]]
-        for _ in range(int(rng.integers(0, 4))):
-            a = int(rng.integers(2, 40))
-            grid.append((a, int(rng.integers(2, min(1280 // a, 40 * a) + 1))))
-        order = rng.permutation(len(grid))
-        sizes = [[28 * grid[k][0] + int(rng.integers(-13, 14)), 28 * grid[k][1] + int(rng.integers(-13, 14))]
-                 for k in order]
-        cases.append({"sizes": sizes, "max_tokens": sum(a * b for a, b in grid)})
     return cases
 
 
