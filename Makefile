@@ -52,7 +52,7 @@ test-fast: setup-instructor
 # The report ends the output: `make check` exits 0 once it is printed, failing tests or not (a
 # failing test is the report's news; make would add its own "make: *** ... Error 1" line after
 # it), and 2 when the check cannot run. Scripts call the CLI: it exits 1 while a test fails.
-CHECK_CMD = $(PY) -m autograder check $(A) $(if $(IMPL),--impl $(IMPL)) $(if $(TASK),--task $(TASK))
+CHECK_CMD = $(PY) -m autograder check $(A) $(if $(IMPL),--impl $(IMPL)) $(if $(TASK),--task $(TASK)) $(if $(WATCH),--watch)
 check: setup
 	@echo "$(CHECK_CMD)"
 	@$(CHECK_CMD); status=$$?; [ $$status -le 1 ] || exit $$status

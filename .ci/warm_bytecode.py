@@ -2,7 +2,7 @@
 `python -I -B` (they never write .pyc files), and setup installs without compiling, so without
 this every child would recompile what it imports (`import torch` alone: about 6.4 s of CPU
 instead of 2.4 s). Importing the libraries (a fixed list, then what every assignment's tests,
-common.py and reference import: `autograder.backends.warm.preload_list`) and building one tiny
+common.py and reference import: `autograder.backends.preload.preload_list`) and building one tiny
 model of each kind the tests build makes Python write exactly the .pyc files a graded run
 reads, in a few seconds - instead of compiling all of site-packages. It writes them whatever
 the caller's PYTHONDONTWRITEBYTECODE says. Then it builds each assignment's view of the
@@ -30,12 +30,18 @@ def main() -> int:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - best effort
             pass
-    try:  # what each assignment's tests, common.py and reference import (the warm backend's scan)
+    try:  # what each assignment's tests, common.py and reference import (the zygote's list)
         from autograder.assignments import discover
-        from autograder.backends.forkserver import preload
-        from autograder.backends.warm import preload_list
+        from autograder.backends.preload import preload_list
         for assignment in discover():
-            preload(preload_list(assignment))
+            for name in preload_list(assignment):
+                module, _, attr = name.partition(":")
+                try:
+                    loaded = importlib.import_module(module)
+                    if attr:
+                        getattr(loaded, attr)
+                except Exception:  # noqa: BLE001 - best effort
+                    pass
     except Exception:  # noqa: BLE001 - best effort
         pass
     try:  # what a first optimizer step pulls in lazily (torch._compile -> torch._dynamo)

@@ -3,10 +3,10 @@
 `share(audience, path)` says how an audience receives the course file `path` (relative to the
 course root, POSIX): WHOLE (as it is), STUBBED (through the starter rule: a `### BEGIN SOLUTION`
 region becomes `raise NotImplementedError`) or None (never). Every builder asks it and nothing
-else decides: `runner.prepare_run_dir` (the sandboxed child, per visibility), `release.py` (the
-student release), `gradescope_export.py` (the Gradescope grader). The nbgrader row records what
-`nbgrader_course.py` ships (the lab notebooks and public tests: nbgrader's autograde runs the
-student's code itself, so it is given no engine and no goldens).
+else decides: `run_folder.prepare_run_dir` (the sandboxed child, per visibility),
+`release.py` (the student release), `integrations/gradescope.py` (the Gradescope grader). The
+nbgrader row records what `nbgrader_course.py` ships (the lab notebooks and public tests:
+nbgrader's autograde runs the student's code itself, so it is given no engine and no goldens).
 
 The audiences:
   child-public, child-hidden  the sandboxed child of one run folder: the harness, that
@@ -38,15 +38,16 @@ WHOLE, STUBBED = "whole", "stubbed"
 # tests/conftest.py plugin autograder/grading/local.py), and nothing an instructor alone runs.
 RELEASE_ENGINE = frozenset({
     "__init__.py", "__main__.py", "assignments.py", "atomic.py", "audiences.py", "cli.py",
-    "input_paths.py",
+    "commands.py", "input_paths.py", "watch.py",
     "harness", "sandbox", "authoring/__init__.py", "authoring/contract.py",
     "backends/__init__.py", "backends/base.py", "backends/host.py", "backends/runner.py",
-    "backends/hostbox.py", "backends/preload.py", "backends/warmbox.py", "backends/zygote.py",
-    "backends/timeouts.py", "grading/__init__.py", "grading/compare.py", "grading/forbidden.py",
+    "backends/run_folder.py", "backends/hostbox.py", "backends/preload.py",
+    "backends/warmbox.py", "backends/zygote.py", "backends/timeouts.py",
+    "grading/__init__.py", "grading/compare.py", "grading/forbidden.py",
     "grading/found_instead.py", "grading/gradescope_schema.json", "grading/intake.py",
-    "grading/judge.py", "grading/local.py", "grading/report.py", "grading/results.py",
-    "grading/safe_text.py", "grading/service.py", "grading/store.py", "grading/tasks.py",
-    "grading/submission_zip.py", "grading/hints.py",
+    "grading/judge.py", "grading/local.py", "grading/pipeline.py", "grading/report.py",
+    "grading/results.py", "grading/safe_text.py", "grading/service.py", "grading/store.py",
+    "grading/tasks.py", "grading/submission_zip.py", "grading/hints.py",
 })
 GRADESCOPE_ENGINE = RELEASE_ENGINE | {"integrations/__init__.py",
                                       "integrations/gradescope.py"}

@@ -1,7 +1,7 @@
 """The course self-test's mutants: seconds per mutant graded (`course_selftest.mutant_problems`,
-probe tests only) on the warm backend (forks of an interpreter with the assignment's imports
-done: autograder/backends/warm.py) vs the host sandbox (a fresh sandboxed child each), same
-mutants, same run, after one warm-up grading on each (the warm server's start is paid there).
+probe tests only) on the warm path (zygote forks entering the sandbox: backends/warmbox.py)
+vs the cold chain (TRAINING_SYSTEMS_WARM=0: a fresh sandboxed interpreter each), same
+mutants, same run, after one warm-up grading on each (the zygote's start is paid there).
 
     python bench/bench_selftest.py
 """
@@ -22,14 +22,18 @@ ASSIGNMENTS = ("minigrad", "ad_modes", "ddp", "fusion")
 MUTANTS = 4  # per assignment
 
 
-def per_mutant(assignment, mutants, placement) -> float:
-    from autograder.authoring import course_selftest
+def per_mutant(assignment, mutants, warm: bool) -> float:
+    import os
 
-    course_selftest.mutant_problems(assignment, mutants[0], None, placement)  # warm-up
+    from autograder.authoring import course_selftest
+    from autograder.backends import warmbox
+
+    os.environ[warmbox.ENV_SWITCH] = "1" if warm else "0"
+    course_selftest.mutant_problems(assignment, mutants[0])  # warm-up
     times = []
     for mutant in mutants:
         started = time.monotonic()
-        problems = course_selftest.mutant_problems(assignment, mutant, None, placement)
+        problems = course_selftest.mutant_problems(assignment, mutant)
         times.append(time.monotonic() - started)
         if problems:
             raise RuntimeError(f"{mutant.name}: {problems}")
@@ -39,14 +43,13 @@ def per_mutant(assignment, mutants, placement) -> float:
 def selftest_rows(name: str) -> list[dict]:
     from autograder.assignments import load
     from autograder.authoring.mutants import load_mutants
-    from autograder.backends import COURSE_CODE, Placement
 
     assignment = load(name)
     mutants = load_mutants(assignment)[:MUTANTS]
-    warm = per_mutant(assignment, mutants, COURSE_CODE)
-    host = per_mutant(assignment, mutants, Placement("host"))
+    warm = per_mutant(assignment, mutants, True)
+    cold = per_mutant(assignment, mutants, False)
     return [row("engine", f"self-test: one {name} mutant graded (probe tests)", warm, "s",
-                peer=host, peer_name="a fresh sandboxed child (host backend)",
+                peer=cold, peer_name="cold chain (TRAINING_SYSTEMS_WARM=0)",
                 note=f"median of {len(mutants)}; lower is better")]
 
 

@@ -8,7 +8,13 @@ sandbox"), same machine, same run:
   (`TRAINING_SYSTEMS_WARM=0`);
 - a graded fusion submission in a grader process whose zygote is already up (what `bulk`,
   `selftest`, `demo` and `check --watch` pay per submission after the first) vs cold in the
-  same process.
+  same process;
+- `demo` (the four example zips, every assignment), once each way;
+- `check --watch` (autograder/watch.py) on the reference of minigrad and fusion: seconds from
+  a save to the redrawn report, once the watcher is settled (its third save on), warm vs cold;
+- `bulk --jobs 2` on a class of CLASS_SIZE copies of the reference (env BENCH_CLASS, default
+  48) of fusion, minigrad and ddp: CPU seconds per student, the grader and everything it
+  started (RUSAGE_CHILDREN: every level reaps its children), warm vs cold.
 
 Figures are medians of REPEATS wall times (env BENCH_REPEATS, default 3).
 
@@ -36,6 +42,7 @@ from autograder.sandbox import SandboxPolicy  # noqa: E402
 
 PY = sys.executable
 REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
+CLASS_SIZE = int(os.environ.get("BENCH_CLASS", "48"))
 
 
 def wall(cmd: list[str], warm: bool) -> float:
@@ -62,7 +69,7 @@ def command_row(what: str, cmd: list[str]) -> dict:
 def in_process_row() -> dict:
     """A fusion grade with the zygote up vs cold, in this process."""
     from autograder.assignments import load
-    from autograder.grading.judge import grade_submission_root
+    from autograder.grading.pipeline import grade_submission_root
 
     fusion = load("fusion")
 
@@ -86,6 +93,96 @@ def in_process_row() -> dict:
                note=f"interleaved, median of {REPEATS}; lower is better")
 
 
+def demo_row() -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [PY, "-m", "autograder", "demo", "--jobs", "2", "--out", tmp]
+        warm, cold = _once(cmd, True), _once(cmd, False)
+    return row("warm", "make demo (4 example zips x 8 assignments), setup done", warm, "s",
+               peer=cold, peer_name="cold chain (TRAINING_SYSTEMS_WARM=0)",
+               note="one run each; lower is better")
+
+
+def _once(cmd: list[str], warm: bool) -> float:
+    env = {**os.environ, warmbox.ENV_SWITCH: "1" if warm else "0"}
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    if proc.returncode not in (0, 1):
+        tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or [""]
+        raise RuntimeError(f"{' '.join(cmd[2:5])} exited {proc.returncode}: {tail[0][:150]}")
+    return time.perf_counter() - t
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def bulk_cpu_row(name: str) -> dict:
+    """CPU seconds per student of `bulk --jobs 2` on CLASS_SIZE copies of the reference."""
+    import shutil
+
+    from autograder.assignments import load
+
+    package = load(name).solutions / name
+    cpu = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(CLASS_SIZE):
+            dest = Path(tmp) / "class" / f"student{i:02d}" / name
+            shutil.copytree(package, dest, ignore=shutil.ignore_patterns("__pycache__"))
+            with open(dest / "__init__.py", "a", encoding="utf-8") as f:
+                f.write(f"\n# student {i}\n")  # distinct content: no resume, no cluster
+        for warm in (True, False):
+            before = _children_cpu()
+            _once([PY, "-m", "autograder", "bulk", str(Path(tmp) / "class"), "--assignment",
+                   name, "--jobs", "2", "--out", str(Path(tmp) / f"out-{warm}")], warm)
+            cpu[warm] = (_children_cpu() - before) / CLASS_SIZE
+    return row("warm", f"bulk --jobs 2, {CLASS_SIZE} {name} submissions: CPU s per student",
+               cpu[True], "s", peer=cpu[False], peer_name="cold chain (TRAINING_SYSTEMS_WARM=0)",
+               note="grader and all it started (RUSAGE_CHILDREN); lower is better")
+
+
+def watch_row(name: str) -> dict:
+    """Seconds from a save to the redrawn report under `watch`, in this process."""
+    import queue
+    import threading
+
+    from autograder.assignments import load
+    from autograder.grading import service
+    from autograder.watch import watch
+
+    assignment = load(name)
+
+    def seconds(warm: bool) -> float:
+        os.environ[warmbox.ENV_SWITCH] = "1" if warm else "0"
+        saves: queue.Queue = queue.Queue()
+        reported: queue.Queue = queue.Queue()
+
+        def batches():
+            while (names := saves.get()) is not None:
+                yield names
+
+        worker = threading.Thread(target=watch, daemon=True, args=(
+            lambda: service.check(assignment, assignment.solutions),
+            lambda result, names: reported.put(time.perf_counter()), batches()))
+        worker.start()
+        reported.get(timeout=600)
+        took = []
+        for _ in range(2 + REPEATS):  # the first two settle the zygote
+            saved = time.perf_counter()
+            saves.put(["engine.py"])
+            took.append(reported.get(timeout=600) - saved)
+        saves.put(None)
+        worker.join(timeout=60)
+        return statistics.median(took[2:])
+
+    warm, cold = seconds(True), seconds(False)
+    return row("warm", f"check --watch {name}: a save to the redrawn report", warm, "s",
+               peer=cold, peer_name="cold chain (TRAINING_SYSTEMS_WARM=0)",
+               note=f"reference solution, median of {REPEATS} saves; lower is better")
+
+
 def rows() -> list[dict]:
     why = warmbox.probe(SandboxPolicy.create())
     if why is not None:
@@ -100,7 +197,13 @@ def rows() -> list[dict]:
                tmp]
         out += guarded("warm", ["grade fusion"],
                        lambda: [command_row("grade one fusion submission (reference)", cmd)])
-    return out + guarded("warm", ["grade fusion, zygote up"], lambda: [in_process_row()])
+    out += guarded("warm", ["grade fusion, zygote up"], lambda: [in_process_row()])
+    for name in ("minigrad", "fusion"):
+        out += guarded("warm", [f"watch {name}"], lambda name=name: [watch_row(name)])
+    out += guarded("warm", ["make demo"], lambda: [demo_row()])
+    for name in ("fusion", "minigrad", "ddp"):
+        out += guarded("warm", [f"bulk {name}"], lambda name=name: [bulk_cpu_row(name)])
+    return out
 
 
 def main() -> None:

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from autograder.backends import host as boxes  # noqa: E402
-from autograder.backends import runner
+from autograder.backends import run_folder
 from autograder.grading import service
 from autograder.sandbox import SandboxPolicy  # noqa: E402
 
@@ -53,7 +53,7 @@ class Timeline:
         self.cpu_out: Path | None = None
 
     def install(self) -> None:
-        read, start, tl = runner.EventReader.read, boxes.HostBox.start, self
+        read, start, tl = run_folder.EventReader.read, boxes.HostBox.start, self
         after = boxes.HostBox.after_child
 
         def stamped_read(reader):
@@ -90,7 +90,7 @@ class Timeline:
                 dest.write_bytes(Path(box.cs_stderr).read_bytes())
             return after(box)
 
-        runner.EventReader.read = stamped_read
+        run_folder.EventReader.read = stamped_read
         boxes.HostBox.start = stamped_start
         boxes.HostBox.after_child = copy_stderr
 

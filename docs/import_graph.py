@@ -9,6 +9,13 @@ Every import counts, at module level or inside a function, except those under
 backends, ...) or a top-level module (cli, assignments, ...). `tests/selftest/test_layout.py`
 checks that the committed section is current and that neither modules nor packages form a
 cycle.
+
+The allowed edges are a hand-kept table in docs/ARCHITECTURE.md (header
+`| package | may import |`), one row per package of autograder/ with the top-level modules as
+one node, `(top)`; `allowed_edges` reads it and `unlisted_edges` names every package import the
+table does not list, so a new edge fails until the table says so.
+
+    python docs/import_graph.py --edges  # print the current edges as that table
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "autograder"
 DOC = ROOT / "docs" / "ARCHITECTURE.md"
 BEGIN, END = "<!-- import-graph:begin -->", "<!-- import-graph:end -->"
+TOP = "(top)"
+EDGES_HEADER = "| package | may import |"
 
 
 def module_name(path: Path, engine: Path = ENGINE) -> str:
@@ -94,6 +103,54 @@ def package_graph(modules: dict[str, set[str]]) -> dict[str, set[str]]:
     for targets in graph.values():
         targets.discard("autograder")
     return graph
+
+
+def edges(modules: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Each node of the allowed-edges table -> the other nodes its modules import. A node is a
+    package of autograder/ (grading, backends, ...) or `(top)`, every top-level module
+    (cli, assignments, audiences, ...) and autograder/__init__ together."""
+    packages = {m.split(".")[1] for m in modules if m.count(".") >= 2}
+
+    def node(module: str) -> str:
+        parts = module.split(".")
+        return parts[1] if len(parts) > 1 and parts[1] in packages else TOP
+
+    graph: dict[str, set[str]] = {node(m): set() for m in modules}
+    for mod, targets in modules.items():
+        for t in targets:
+            if node(t) != node(mod):
+                graph[node(mod)].add(node(t))
+    return graph
+
+
+def allowed_edges(doc: str) -> dict[str, set[str]]:
+    """The table under EDGES_HEADER: `| `node` | `a`, `b` |` rows (`—` for none)."""
+    lines = doc.splitlines()
+    if EDGES_HEADER not in lines:
+        raise ValueError(f"no allowed-edges table (header {EDGES_HEADER!r})")
+    table: dict[str, set[str]] = {}
+    for line in lines[lines.index(EDGES_HEADER) + 2:]:
+        if not line.startswith("|"):
+            break
+        node, targets = (cell.strip() for cell in line.strip().strip("|").split("|"))
+        table[node.strip("`")] = {t.strip().strip("`") for t in targets.split(",")
+                                  if t.strip().strip("`") not in ("", "—", "-")}
+    return table
+
+
+def unlisted_edges(graph: dict[str, set[str]], allowed: dict[str, set[str]]) -> list[str]:
+    """`a -> b` for each edge of the graph the table does not allow, sorted."""
+    return [f"{node} -> {target}" for node in sorted(graph)
+            for target in sorted(graph[node]) if target not in allowed.get(node, set())]
+
+
+def render_edges(graph: dict[str, set[str]]) -> str:
+    """The allowed-edges table that lists exactly the edges of the graph."""
+    rows = [EDGES_HEADER, "|---|---|"]
+    for node in [TOP] + sorted(n for n in graph if n != TOP):
+        shown = ", ".join(f"`{t}`" for t in sorted(graph.get(node, ()))) or "—"
+        rows.append(f"| `{node}` | {shown} |")
+    return "\n".join(rows)
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -179,6 +236,13 @@ def main(argv: list[str]) -> int:
         print("import cycle: " + " -> ".join(c), file=sys.stderr)
     doc = DOC.read_text(encoding="utf-8")
     fresh = with_section(doc, render())
+    if "--edges" in argv:
+        print(render_edges(edges(modules)))
+        return 0
+    unlisted = unlisted_edges(edges(modules), allowed_edges(DOC.read_text(encoding="utf-8")))
+    for edge in unlisted:
+        print(f"import not in the allowed-edges table: {edge}", file=sys.stderr)
+    found = found + unlisted
     if "--check" in argv:
         if fresh != doc:
             print(f"{DOC.relative_to(ROOT)}: the import graph is stale; run "

@@ -5,5 +5,5 @@ course self-test, the student release and the bundled examples. Instructor-only,
 `contract` (the student release ships it: audiences.RELEASE_ENGINE).
 
 May import: grading/, backends/, sandbox/, harness/ and the top-level course modules. Imported
-by classroom/, integrations/ and cli.py; never imports them.
+by integrations/ and commands.py; never imports them.
 """

@@ -15,9 +15,9 @@ from pathlib import Path
 import jsonschema
 
 from ..assignments import VISIBILITIES, Assignment
-from ..backends import COURSE_CODE
 from ..backends.base import Placement, TestRecord
-from ..grading.judge import AssignmentGrade, grade_submission_root, judge_run
+from ..grading.judge import AssignmentGrade, judge_run
+from ..grading.pipeline import grade_submission_root
 from ..grading.report import SCHEMA_PATH, render, results_json
 from ..grading.store import GoldenStore, MutantValues, TestSpec, load_inputs, load_store
 from ..grading.tasks import task_of_file
@@ -68,13 +68,9 @@ def mutant_problems(assignment: Assignment, mutant: Mutant,
     points there with its hint firing. Losing points on one test is losing points in the full
     suite, so the self-test grades only `probe_tests` (the golden generation ran it on every
     test); when they do not catch it, every test it is recorded to fail is graded, and that
-    run's verdict is the answer ('not caught' then means the goldens are stale).
-
-    Without a `placement` the mutant runs on the warm backend (backends/warm.py: forks of an
-    interpreter with the assignment's imports done, unsandboxed: a mutant is the course's own
-    code), 4-6x faster than a fresh sandboxed child; solutions and starter always run where
-    submissions do."""
-    placement = placement or COURSE_CODE
+    run's verdict is the answer ('not caught' then means the goldens are stale). The mutant
+    runs where submissions do (the host backend by default: warm sandboxed children where
+    that path runs here)."""
     probe = probe_tests(assignment, mutant)
     if not probe:
         return [f"mutant {mutant.name}: the goldens record no test it fails (a new mutant? "
@@ -221,11 +217,10 @@ def task_problems(assignment: Assignment) -> list[str]:
 
 def goldens_problems(assignment: Assignment, policy: SandboxPolicy | None = None,
                      replay: bool = True, placement: Placement | None = None) -> list[str]:
-    """The committed goldens against a fresh generation from solutions/ (the course's own
-    code: on the warm backend unless a placement is given; a warm child that reported
-    anything but what the sandboxed generation stored would show here as stale)."""
+    """The committed goldens against a fresh generation from solutions/ (run where
+    submissions run, the host backend unless a placement is given)."""
     return [f"stale goldens ({p}); run `make goldens`"
-            for p in stale_report(assignment, policy, replay, placement or COURSE_CODE)]
+            for p in stale_report(assignment, policy, replay, placement)]
 
 
 def run_selftest(assignment: Assignment, policy: SandboxPolicy | None = None,

@@ -6,13 +6,14 @@ move). The request, the result and the protocols are in `backends/base.py`.
 Adding a backend: write `autograder/backends/<name>.py` defining `BACKEND`, an object with
 `name`, `problem() -> str | None` (why it cannot run here, or None) and
 `run(request: RunRequest) -> RunResult`; then add one line to `REGISTRY`. The CLI's `--backend`
-choices come from `REGISTRY`, so nothing else changes. `COURSE_ONLY` backends run the course's
-own code only (backends/warm.py: unsandboxed forks of a warm interpreter, for the self-test's
-mutants); no command offers them for a submission.
+choices come from `REGISTRY`, so nothing else changes. Submissions and the course's own code
+(solutions, mutants, golden generation) run the same way: there is no separate path for
+either.
 
 May import: sandbox/, harness/ (the child's config type) and the top-level course modules
 (assignments, audiences); never grading/, authoring/, classroom/ or integrations/. Imported by
-grading/ (every graded run), authoring/ (golden generation), classroom/ and cli.py.
+grading/ (every graded run), authoring/ (golden generation), classroom/, cli.py and
+commands.py.
 """
 
 from __future__ import annotations
@@ -22,20 +23,16 @@ from dataclasses import replace
 
 from .base import Backend, BackendError, Placement, RunRequest, RunResult
 
-__all__ = ["COURSE_CODE", "COURSE_ONLY", "REGISTRY", "Backend", "BackendError", "Placement", "get_backend", "run"]
+__all__ = ["REGISTRY", "Backend", "BackendError", "Placement", "get_backend", "run"]
 
 REGISTRY: dict[str, str] = {
     "host": "autograder.backends.host",  # this machine's sandbox (bubblewrap, uids, cgroups)
     "docker": "autograder.backends.docker",  # a fresh container per child (Docker API, podman)
 }
-COURSE_ONLY: dict[str, str] = {
-    "warm": "autograder.backends.warm",  # forks of a warm interpreter, unsandboxed
-}
-COURSE_CODE = Placement("warm")  # where the course's own mutants run unless told otherwise
 
 
 def get_backend(name: str) -> Backend:
-    module = REGISTRY.get(name) or COURSE_ONLY.get(name)
+    module = REGISTRY.get(name)
     if module is None:
         raise BackendError(f"unknown backend {name!r} (known: {', '.join(REGISTRY)})")
     return importlib.import_module(module).BACKEND

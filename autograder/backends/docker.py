@@ -4,7 +4,9 @@ service) with the `docker` SDK.
 
 The run folder the host runner prepares (harness copy, staged submission, one visibility's
 tests and stored inputs; never goldens) is bind-mounted read-only at its own path; only the
-events file is writable; scratch is tmpfs. The container has no network, no capabilities,
+events file is writable; scratch is tmpfs. The child's view of the packages (what a dotted
+forbidden rule names replaced, sandbox/view.py) is bound over the image's site-packages
+(`image_view`). The container has no network, no capabilities,
 no-new-privileges, a read-only root, an unprivileged user, and memory/pids/CPU/file limits.
 The runner keeps every deadline: at a timeout it kills and removes the container (the SDK's
 wait timeout would not stop it). What comes back is the same JSON-lines events file the host
@@ -16,13 +18,16 @@ IMAGE below). `--gpus all` (Placement.gpus, carried as RunRequest.gpus) passes t
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import os
 import time
 from pathlib import Path
 
 from ..sandbox import Capabilities, scrubbed_env
-from .base import RunRequest, RunResult
+from ..sandbox.view import child_view, import_dirs
+from .base import BackendError, RunRequest, RunResult
 from .runner import run_tests
 
 IMAGE = "localhost/training-systems-runner:cpu"
@@ -41,7 +46,73 @@ def container_user(run: str) -> str:
     uid = UID_BASE + int(hashlib.sha256(run.encode()).hexdigest(), 16) % UID_SPAN
     return f"{uid}:{uid}"
 CPUS = 2.0
-EXIT_GRACE_S = 2.0
+
+
+IMAGE_FACTS = """
+import importlib.metadata, json, sys, sysconfig
+versions = {}
+for name in json.loads(sys.argv[1]):
+    try:
+        versions[name] = importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        pass
+print(json.dumps({"site": sysconfig.get_paths()["purelib"], "versions": versions}))
+"""
+
+
+@functools.lru_cache(maxsize=8)
+def image_facts(image: str, packages: tuple[str, ...]) -> dict:
+    """The image's site-packages folder and the installed version of each of `packages` it
+    has (one short container, once per grader process and image)."""
+    client = _client()
+    try:
+        out = client.containers.run(image, [PYTHON, "-I", "-c", IMAGE_FACTS,
+                                            json.dumps(packages)],
+                                    remove=True, network_mode="none", read_only=True,
+                                    cap_drop=["ALL"], security_opt=["no-new-privileges"],
+                                    stdout=True, stderr=False)
+        return json.loads(out.decode().strip().splitlines()[-1])
+    except Exception as e:  # noqa: BLE001 - without the facts, no view: never run viewless
+        raise BackendError(f"cannot read the runner image's packages ({type(e).__name__}: "
+                           f"{str(e)[:200]})") from e
+    finally:
+        client.close()
+
+
+def image_view(rules: list[str]) -> list[tuple[str, str]]:
+    """The child's view of the packages (sandbox/view.py: what a dotted forbidden rule names
+    does not exist) as container bind mounts: each replacement generated on this machine,
+    bound over the same file of the image's site-packages. The image installs the same pinned
+    wheels (docker/requirements.txt is pyproject's pins: test_docker), so a replacement made
+    from this machine's file is one of the image's file. A package a rule names must be the
+    same version in the image (else BackendError: rebuild the image), or absent from it (then
+    nothing of it is there to find)."""
+    import importlib.metadata
+
+    mounts = child_view(rules).mounts
+    if not mounts:
+        return []
+    dirs = [d.rstrip("/") for d in import_dirs()]
+    placed: list[tuple[str, str]] = []
+    for source, target in mounts:
+        base = max((d for d in dirs if target.startswith(d + "/")), key=len, default=None)
+        if base is None or "site-packages" not in base:
+            raise BackendError(f"the view replaces {target}, outside site-packages")
+        placed.append((source, target[len(base) + 1:]))
+    tops = tuple(sorted({rel.split("/")[0] for _, rel in placed}))
+    facts = image_facts(image_name(), tops)
+    out = []
+    for source, rel in placed:
+        top = rel.split("/")[0]
+        if top not in facts["versions"]:
+            continue  # the image does not install it
+        here = importlib.metadata.version(top)
+        if facts["versions"][top] != here:
+            raise BackendError(f"the runner image has {top} {facts['versions'][top]}, this "
+                               f"machine {here}: its view of the packages cannot be built "
+                               "(rebuild it: make docker-cpu)")
+        out.append((source, f"{facts['site'].rstrip('/')}/{rel}"))
+    return out
 
 
 def _client():
@@ -107,6 +178,7 @@ class ContainerBox:
 
     def __init__(self, run: Path, request: RunRequest, caps: Capabilities):
         self.run, self.request = run, request
+        self.view = image_view(list(request.assignment.forbidden))
         self.client = _client()
         # the container's unprivileged user must read the run folder (it holds no secret:
         # harness, tests and inputs of one visibility, the student's own code)
@@ -129,6 +201,8 @@ class ContainerBox:
         mounts = [Mount(target=run, source=run, type="bind", read_only=True)]
         mounts += [Mount(target=str(w), source=str(w), type="bind", read_only=False)
                    for w in writable]
+        mounts += [Mount(target=target, source=source, type="bind", read_only=True)
+                   for source, target in self.view]
         scratch = f"size={limits.scratch},mode=1777"
         gpus = self.request.gpus
         container = self.client.containers.create(

@@ -1,5 +1,6 @@
 """Runs graded tests in a child process and collects what it reports. Trusted; never imports
-student code.
+student code. Each child gets a run folder (run_folder.py: what goes in, the capped reads of
+what comes out); this module supervises the child.
 
 The parent owns every deadline: a wall timeout per test and per run. If the child crashes or
 times out, the test in progress fails and the remaining tests resume in a fresh child, each
@@ -10,127 +11,31 @@ points.
 from __future__ import annotations
 
 import builtins
-import json
 import re
 import shutil
-import tempfile
 import time
 from dataclasses import replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-from ..assignments import GRADED_INPUTS, VISIBILITIES, Assignment
-from ..audiences import share
+from ..assignments import VISIBILITIES
 from ..harness.config import ChildConfig
 from ..sandbox import Capabilities, capabilities
 from . import timeouts
 from .base import BoxFactory, ChildBox, RunRequest, RunResult, TestRecord
+from .run_folder import MAX_EVENT_BYTES, MAX_EVENTS, EventReader, prepare_run_dir, tail
 
-HARNESS = Path(__file__).resolve().parent.parent / "harness"
 _BUILTIN_EXCEPTIONS = {n for n, v in vars(builtins).items()
                        if isinstance(v, type) and issubclass(v, BaseException)}
-MAX_EVENTS_BYTES = 64 * 2**20
-# What the parent takes from one child's events file; the rest is counted and cut with a note.
-MAX_EVENTS = 10_000  # events per child (a graded test needs two: start and end)
-MAX_EVENT_BYTES = 8 * 2**20  # one event's line (the largest golden store is < 1 MiB)
 MAX_COLLECT_ERRORS = 20  # distinct collection errors kept per run folder
 MAX_ERRORS_PER_FILE = 3  # of them, per test file
 MAX_RESTARTS = 8  # fresh children per test file after a hang or crash in it
 MAX_RUN_FACTOR = 3  # timeouts may extend a run to this many times its limit
-TAIL_BYTES = 4000
 POLL_S = 0.01
 # Wall seconds a child may take to start (interpreter, pytest, imports such as torch, test-file
 # collection) before its first test, on top of the per-test timeout; a loaded machine needs it.
 # Between tests a child gets the per-test timeout + IDLE_S. The run's own limit bounds both.
 STARTUP_S = 120.0
 IDLE_S = 20.0
-# Graded replays run public and hidden tests in separate children (one more child start per
-# graded submission) so that nothing printed or raised during public tests can carry hidden
-# tests or inputs into the report (docs/SECURITY.md).
-SEPARATE_HIDDEN = True
-
-
-class EventReader:
-    """Reads the JSON-lines events file incrementally, bounded: at most MAX_EVENTS_BYTES in
-    all, MAX_EVENTS events and MAX_EVENT_BYTES per line; bad lines are skipped. `cut` counts
-    the lines not taken (too many, too long): the parent says so, never parses them."""
-
-    def __init__(self, path: Path):
-        self.path, self.offset, self.buffer = path, 0, b""
-        self.taken, self.cut = 0, 0
-
-    def read(self) -> list[dict]:
-        if not self.path.exists() or self.offset >= MAX_EVENTS_BYTES:
-            return []
-        with open(self.path, "rb") as f:
-            f.seek(self.offset)
-            chunk = f.read(MAX_EVENTS_BYTES - self.offset)
-        self.offset += len(chunk)
-        lines = (self.buffer + chunk).split(b"\n")
-        self.buffer = lines.pop()
-        if len(self.buffer) > MAX_EVENT_BYTES:  # a line still growing past the cap: drop it
-            self.buffer, self.cut = b"", self.cut + 1
-        room = MAX_EVENTS - self.taken
-        if len(lines) > room:
-            self.cut += len(lines) - max(room, 0)
-            lines = lines[:max(room, 0)]
-        events = []
-        for line in lines:
-            self.taken += 1
-            if len(line) > MAX_EVENT_BYTES:
-                self.cut += 1
-                continue
-            try:
-                event = json.loads(line)
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(event, dict) and isinstance(event.get("ev"), str):
-                events.append(event)
-        return events
-
-
-def _tail(path: Path) -> str:
-    if not path.exists():
-        return ""
-    with open(path, "rb") as f:
-        f.seek(max(0, path.stat().st_size - TAIL_BYTES))
-        return f.read().decode("utf-8", "replace")
-
-
-def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple[str, ...],
-                    inputs_base: Path | None, graded_public: bool = False) -> Path:
-    """A fresh folder with exactly what the child needs: harness, implementation copy, test
-    files, stored inputs, each as `audiences.share("child-<visibility>", ...)` allows. No
-    goldens, no solutions, nothing else. With `graded_public`, the public tests' inputs are
-    the graded input set (inputs/graded.json), placed where the published ones would be: the
-    child cannot tell which set it runs on."""
-    run = Path(tempfile.mkdtemp(prefix=f"grade-{assignment.name}-"))
-    lib = run / "lib" / "autograder"
-    (lib / "harness").mkdir(parents=True)
-    for f in sorted(HARNESS.glob("*.py")):  # the harness is one flat package
-        if any(share(f"child-{v}", f"autograder/harness/{f.name}") for v in visibilities):
-            shutil.copy2(f, lib / "harness" / f.name)
-    (lib / "__init__.py").write_text("")
-    pkg = impl_root / assignment.package
-    shutil.copytree(pkg, run / "impl" / assignment.package,
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    tests = PurePosixPath("tests", assignment.name)
-    (run / "inputs").mkdir()
-    for vis in visibilities:
-        (run / "tests" / vis).mkdir(parents=True)
-        for f in assignment.test_files(vis):
-            if share(f"child-{vis}", tests / vis / f.name):
-                shutil.copy2(f, run / "tests" / vis / f.name)
-        stored = GRADED_INPUTS if graded_public and vis == "public" else vis
-        src = assignment.inputs_path(stored, inputs_base)
-        if src.exists() and share(f"child-{vis}", tests / "inputs" / f"{stored}.json"):
-            shutil.copy2(src, run / "inputs" / f"{vis}.json")
-    if assignment.common_module.exists() and any(share(f"child-{v}", tests / "common.py")
-                                                 for v in visibilities):
-        shutil.copy2(assignment.common_module, run / "tests" / "common.py")
-    (run / "tests" / "pytest.ini").write_text("[pytest]\n")
-    for d in ("work", "tmp"):
-        (run / d).mkdir()
-    return run
 
 
 def run_tests(request: RunRequest, make_box: BoxFactory) -> RunResult:
@@ -158,7 +63,10 @@ class); never raises for anything a child does.
     caps = capabilities(request.policy)
     visibilities = request.visibilities
     refusal = make_box.hidden_refusal(request, caps) if request.redacted else None
-    if (SEPARATE_HIDDEN or refusal) and request.mode == "replay" and len(visibilities) > 1:
+    # Graded replays run public and hidden tests in separate children (one more child start per
+    # graded submission) so that nothing printed or raised during public tests can carry hidden
+    # tests or inputs into the report (docs/SECURITY.md).
+    if request.mode == "replay" and len(visibilities) > 1:
         groups = [(v,) for v in visibilities]
     else:
         groups = [visibilities]
@@ -251,7 +159,7 @@ class FolderRun:
         attempt = 0
         while True:
             in_progress, finished, reason = self._child(box, run, attempt, ids, None)
-            stderr_tail = _tail(run / f"stderr-{attempt}")
+            stderr_tail = tail(run / f"stderr-{attempt}")
             self.stderr_tail = "" if self.redact else stderr_tail
             if not req.keep:  # what a child wrote is read; free the disk at once
                 for name in (f"stdout-{attempt}", f"stderr-{attempt}", f"events-{attempt}.jsonl"):

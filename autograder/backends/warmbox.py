@@ -2,7 +2,7 @@
 that enters the sandbox bubblewrap builds for it, instead of a fresh `python -I -B boot.py`
 (SPEC §3, "Warm children enter a sandbox; they never build one").
 
-Per child, `WarmBox` starts today's whole cold chain (the same `RunSandbox.command`: cgroup,
+Per child, `WarmBox` starts the whole cold chain (the same `RunSandbox.command`: cgroup,
 rlimits, bwrap with the same mounts, masks and namespaces, the slot uid) around a tiny holder
 (`sleep`) instead of python, opens the holder's namespaces and root, and hands them with the
 child's stdout/stderr to the zygote, whose fork joins the cgroup, applies the rlimits, enters
@@ -10,7 +10,8 @@ the namespaces, chroots to the holder's root, drops to the slot uid and runs boo
 holder tears its namespaces down; `after_child` kills the cgroup and the uid as the cold path
 does. The zygote is one per (assignment, grader process), started on first use, recycled after
 MAX_FORKS forks; it imports what `preload.preload_list` names (never the assignment's package,
-tests or a submission), and holds no fd but its socket.
+tests or a submission) through the children's view of the packages (sandbox/view.py: what a
+forbidden rule removes is never in its memory), and holds no fd but its socket.
 
 `WarmZygotes.factory` answers the box class to use for a request: `WarmBox` where the warm path
 runs here, or None (the cold chain: `HostBox`) where the switch (`TRAINING_SYSTEMS_WARM=0`)
@@ -57,22 +58,24 @@ ZYGOTE_ENV = {"TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
 
 
 def enabled() -> bool:
-    """Whether the switch turns the warm path on (TRAINING_SYSTEMS_WARM=1; default off until
-    its zygote imports through the child's view of the packages: docs/SECURITY.md)."""
-    return os.environ.get(ENV_SWITCH, "0").strip() in ("1", "on", "true", "yes")
+    """Whether the warm path may run (the default; TRAINING_SYSTEMS_WARM=0 forces the cold
+    chain for every child)."""
+    return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "off", "false", "no")
 
 
 class Zygote:
     """One running zygote.py with an assignment's third-party modules loaded."""
 
-    def __init__(self, preloads: list[str], forbidden: tuple[str, ...] = ()):
+    def __init__(self, preloads: list[str], forbidden: tuple[str, ...] = (),
+                 mounts: tuple[tuple[str, str], ...] = ()):
         self.lock = threading.Lock()
         self.forks = 0
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock = ours
         env = {**scrubbed_env(Path("/nonexistent")), **ZYGOTE_ENV}
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-B", str(ZYGOTE), str(theirs.fileno()), json.dumps(preloads)],
+            [sys.executable, "-I", "-B", str(ZYGOTE), str(theirs.fileno()), json.dumps(preloads),
+             json.dumps(mounts)],
             pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         theirs.close()
@@ -146,7 +149,7 @@ class WarmChild:
 
 def start_holder(sandbox: RunSandbox, writable: list[Path],
                  forbidden: list[str]) -> tuple[subprocess.Popen, int]:
-    """Today's cold chain around `sleep` instead of python; returns it and the host pid of the
+    """The cold chain around `sleep` instead of python; returns it and the host pid of the
     process bubblewrap made (its namespaces and root are the sandbox's) once the sandbox is
     built (the holder wrote its first line)."""
     info_r, info_w = os.pipe()
@@ -293,7 +296,9 @@ class WarmZygotes:
                 return None
             if key not in self.zygotes:
                 try:
-                    self.zygotes[key] = Zygote(preload_list(assignment), assignment.forbidden)
+                    forbidden = assignment.forbidden
+                    self.zygotes[key] = Zygote(preload_list(assignment), forbidden,
+                                               child_view(list(forbidden)).mounts)
                 except OSError:
                     self.zygotes[key] = None  # not here: the cold chain runs it
             self.zygotes.move_to_end(key)
@@ -306,21 +311,21 @@ class WarmZygotes:
     def factory(self, request: RunRequest, skip: tuple[str, ...] = ()):
         """The box class for `request`'s children: a WarmBox factory, or None (cold)."""
         caps = capabilities(request.policy)
-        if not enabled() or request.policy.mode == "none" or not caps.namespaces \
-                or probe(request.policy) is not None:
-            return None
-        if child_view(list(request.assignment.forbidden)).mounts:
-            # the zygote imports from the host's packages: what the child's view replaces
-            # (a forbidden definition inside an allowed package) would be in its memory
+        if not enabled() or request.policy.mode == "none" or not caps.namespaces:
             return None
         # a zygote pays off from its second child: a process's first run of an assignment with
-        # a lone child (`check`: public tests only; golden generation) starts cold
+        # a lone child (`check`: public tests only; golden generation) starts cold, and pays
+        # no probe either
         key = f"{request.assignment.root}:{request.assignment.name}"
         with self.lock:
             again = key in self.asked
             self.asked.add(key)
-        zygote = self.get(request.assignment, start=again or (
-            len(request.visibilities) > 1 and request.mode == "replay"))
+        start = again or (len(request.visibilities) > 1 and request.mode == "replay")
+        if not start and self.get(request.assignment, start=False) is None:
+            return None
+        if probe(request.policy) is not None:
+            return None
+        zygote = self.get(request.assignment, start=start)
         if zygote is None:
             return None
 

@@ -1,10 +1,12 @@
 """The sandboxed zygote: a warm interpreter whose forks enter a sandbox bubblewrap built
 (SPEC §3, "Warm children enter a sandbox; they never build one"). Run by backends/warmbox.py
-as `python -I -B zygote.py FD PRELOAD_JSON`; never imported.
+as `python -I -B zygote.py FD PRELOAD_JSON VIEW_JSON`; never imported.
 
 It makes itself non-dumpable, imports the third-party modules of PRELOAD_JSON (never the
-assignment's package, tests or anything of a submission), closes every fd but its
-SOCK_SEQPACKET socket FD and says `{"ready": [modules], "fds": [...], "threads": n}`. Then it
+assignment's package, tests or a submission) through the children's view of the packages
+(VIEW_JSON: its [source, target] mounts; `ViewFinder`: nothing the view removes is ever in
+its memory), closes every fd but its SOCK_SEQPACKET socket FD and says
+`{"ready": [modules], "fds": [...], "threads": n}`. Then it
 serves one request per message: a JSON object `{"boot", "config", "workdir", "env", "rlimits",
 "cgroup", "uid", "gid", "ns", "skip"}` with fds attached: stdout, stderr, one fd per namespace
 named in "ns" (/proc/<holder>/ns/<name>, opened by the grader) and the holder's root (an
@@ -21,17 +23,19 @@ namespace applies to children only) and waits for that child, exiting with its s
 child, in the namespace, forks the test process and waits for it likewise (the test process's
 parent is then visible to it, as bwrap's init is to a cold child), which leads a session of
 its own. The test process verifies what it is (/proc/self/status: no capability,
-no_new_privs, seccomp, one thread), reseeds the RNGs and runs boot as `python boot config` would (boot.py ends with
-os._exit). A step that fails exits 71 with one line on stderr: never a partly sandboxed run.
+no_new_privs, seccomp, one thread), reseeds the RNGs and runs boot as `python boot config`
+would. A step that fails exits 71 with one line on stderr: never a partly sandboxed run.
 The server answers `{"pid": PID}` with a pidfd of the fork attached, reaps its children and
 exits when the socket closes and the children it forked have ended. It is a child subreaper:
 a killed fork's own child comes back to it to be reaped.
 
-`skip` names steps to leave out: only the tests' deliberately broken entering sequences use
-it (tests/selftest/test_warm.py), to show each attack succeeding against a broken sequence.
-"""
+`skip` names steps to leave out: only the tests' broken entering sequences use it
+(tests/selftest/test_warm.py)."""
+
+from __future__ import annotations
 
 import ctypes
+import importlib.machinery
 import json
 import os
 import resource
@@ -211,10 +215,11 @@ def wait_for(pid: int) -> None:
     os._exit(os.waitstatus_to_exitcode(status) % 256)
 
 
-def child(req: dict, fds: list[int]) -> None:
+def child(req: dict, fds: list[int], view: ViewFinder) -> None:
     """In the fork: enter the sandbox, fork into its PID namespace, run boot; never returns."""
     skip = set(req.get("skip", ()))
     try:
+        view.leave()
         lib = libc()
         enter(lib, req, fds, skip)
         if "pid_fork" not in skip:
@@ -255,6 +260,61 @@ def threads() -> int:
         return int(next(ln for ln in f if ln.startswith("Threads:")).split()[1])
 
 
+class ViewFinder:
+    """Imports as the children's view of the packages (sandbox/view.py) shows them: a file
+    under a mount's target is read from its source, as `bwrap --ro-bind source target` shows
+    it (the deepest target wins); a module the view lacks is absent, never the host's. The
+    spec keeps the target path, what the child's mounts show. A fork `leave`s it first."""
+
+    def __init__(self, mounts: list[list[str]]):
+        self.mounts = sorted(((src.rstrip("/"), dst.rstrip("/")) for src, dst in mounts),
+                             key=lambda m: len(m[1]))
+        self.active = bool(self.mounts)
+
+    def translate(self, path: str) -> str:
+        if not self.active:
+            return path
+        found = path
+        for source, target in self.mounts:  # shallow to deep: the deepest match wins
+            if path == target or path.startswith(target + "/"):
+                found = source + path[len(target):]
+        return found
+
+    def find_spec(self, fullname, path=None, target=None):
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is None or not self.active or not spec.has_location or not spec.origin:
+            return spec
+        seen = self.translate(spec.origin)
+        if seen != spec.origin and not os.path.exists(seen):
+            raise ModuleNotFoundError(f"No module named '{fullname}'", name=fullname)
+        if seen != spec.origin and spec.origin.endswith(".py"):
+            spec.loader = ViewLoader(fullname, spec.origin, self)
+        return spec
+
+    def install(self) -> None:
+        finders = [type(f) if not isinstance(f, type) else f for f in sys.meta_path]
+        sys.meta_path.insert(finders.index(importlib.machinery.PathFinder), self)
+
+    def leave(self) -> None:
+        self.active = False
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+
+
+class ViewLoader(importlib.machinery.SourceFileLoader):
+    """A source file, and its bytecode, read through the view."""
+
+    def __init__(self, fullname: str, path: str, view: ViewFinder):
+        super().__init__(fullname, path)
+        self.view = view
+
+    def get_data(self, path):
+        return super().get_data(self.view.translate(path))
+
+    def path_stats(self, path):
+        return super().path_stats(self.view.translate(path))
+
+
 def preload(names: list[str]) -> list[str]:
     """Import each `module` or `module:attribute`; a name that fails is skipped."""
     import importlib
@@ -280,7 +340,7 @@ def reap() -> None:
             return
 
 
-def serve(sock: socket.socket) -> None:
+def serve(sock: socket.socket, view: ViewFinder) -> None:
     with open("/proc/sys/kernel/cap_last_cap") as f:
         cap_last = int(f.read())
     while True:
@@ -303,7 +363,7 @@ def serve(sock: socket.socket) -> None:
             continue
         pid = os.fork()
         if pid == 0:
-            child(req, fds)
+            child(req, fds, view)
         for fd in fds:
             os.close(fd)
         pidfd = os.pidfd_open(pid)
@@ -320,11 +380,13 @@ def main() -> None:
     if prctl(lib, PR_SET_DUMPABLE, 0) != 0 or prctl(lib, PR_SET_CHILD_SUBREAPER, 1) != 0:
         sys.exit(FAILED)
     sock = socket.socket(fileno=int(sys.argv[1]))
+    view = ViewFinder(json.loads(sys.argv[3]) if len(sys.argv) > 3 else [])
+    view.install()
     loaded = preload(json.loads(sys.argv[2]))
     close_fds_except(lib, [sock.fileno()])
     open_fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
     sock.send(json.dumps({"ready": loaded, "fds": open_fds, "threads": threads()}).encode())
-    serve(sock)
+    serve(sock, view)
     sock.close()
     while True:  # a recycled zygote: the forks still running keep their parent
         try:

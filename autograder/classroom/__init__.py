@@ -3,5 +3,5 @@ processes, a Dask cluster), the class folder's submissions, the regrade preview,
 gradebook, the class report (markdown, HTML) and the similarity scan. Instructor-only.
 
 May import: grading/, authoring/, backends/, sandbox/ and the top-level course modules.
-Imported by cli.py only.
+Imported by commands.py only.
 """

@@ -52,7 +52,7 @@ OUT_FILES = frozenset({"grades.csv", "canvas.csv", "class_report.md", "class_rep
 
 
 @dataclass
-class Outcome:
+class StudentOutcome:
     """One student's result in this run: graded now, resumed from disk, or errored; `notes`
     go to the student's message in grades.csv without making it a rejection."""
 
@@ -102,7 +102,7 @@ def run_bulk(folder: Path, assignment: list[str] | str | None, out: Path, jobs: 
              compare: Path | None = None,
              placement: Placement | None = None) -> dict[str, dict]:
     """Grade every submission of `folder` into `out`; returns results.json per student. With
-    `dask` (a scheduler address) the jobs run on that Dask cluster (bulk_dask.py); with
+    `dask` (a scheduler address) the jobs run on that Dask cluster (dask_executor.py); with
     `compare` (a previous run's OUT) the students whose grade would change are listed; each
     job's children run on the `placement`'s backend (default: the host)."""
     policy = policy or SandboxPolicy.create()
@@ -167,12 +167,12 @@ def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, job
     subs = list_submissions(folder, OUT_FILES)
     version, options = course_version(assignments), options_key(assignments, policy, placement)
     keys = _keys(subs, version, options)
-    outcomes: dict[str, Outcome] = {}
+    outcomes: dict[str, StudentOutcome] = {}
     todo: list[Submission] = []
     for sub in subs:
         stored = _stored(out / sub.student, keys[sub.student][0])
         if stored is not None and not force:
-            outcomes[sub.student] = Outcome(sub.student, *stored, resumed=True,
+            outcomes[sub.student] = StudentOutcome(sub.student, *stored, resumed=True,
                                             problems=stored[1].rejection(), notes=sub.notes)
         else:
             todo.append(sub)
@@ -204,7 +204,7 @@ def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, job
 
 def _grade_all(todo: list[Submission], keys: dict[str, tuple[str, str]],
                assignments: list[Assignment], out: Path, jobs: int, policy: SandboxPolicy,
-               console: Console, run: Executor | None, outcomes: dict[str, Outcome]) -> None:
+               console: Console, run: Executor | None, outcomes: dict[str, StudentOutcome]) -> None:
     """Grade the submissions `todo`, `jobs` at once, into `outcomes`, under a progress bar."""
     counts = {"failed": 0, "errored": 0}
     columns = [TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -220,7 +220,7 @@ def _grade_all(todo: list[Submission], keys: dict[str, tuple[str, str]],
             try:
                 outcome = fut.result()
             except Exception as e:  # one student's unexpected failure is that student's error
-                outcome = Outcome(sub.student, None, error=f"grading failed: {type(e).__name__}: "
+                outcome = StudentOutcome(sub.student, None, error=f"grading failed: {type(e).__name__}: "
                                   f"{visible(str(e).splitlines()[0] if str(e) else '')}")
             outcome.notes = sub.notes
             outcomes[outcome.student] = outcome
@@ -231,13 +231,13 @@ def _grade_all(todo: list[Submission], keys: dict[str, tuple[str, str]],
             progress.update(task, advance=1, **counts)
 
 
-def message(outcome: Outcome) -> str:
+def message(outcome: StudentOutcome) -> str:
     """The student's grades.csv message: the error or the rejection, then any notes."""
     parts = [outcome.error] if outcome.error else list(outcome.problems)
     return "; ".join(visible(p) for p in [*parts, *outcome.notes])
 
 
-def summary_line(outcomes: dict[str, Outcome], seconds: float, out: Path) -> str:
+def summary_line(outcomes: dict[str, StudentOutcome], seconds: float, out: Path) -> str:
     graded = [o for o in outcomes.values() if not o.resumed]
     full = sum(1 for o in outcomes.values() if o.run and o.run.max_score
                and o.run.score >= o.run.max_score)
@@ -271,7 +271,7 @@ def _stored(folder: Path, key: str) -> tuple[dict, GradedRun] | None:
 
 
 def grade_job(sub: Submission, key: str, digest: str, assignments: list[Assignment], out: Path,
-              policy: SandboxPolicy, run: Executor = run_job) -> Outcome:
+              policy: SandboxPolicy, run: Executor = run_job) -> StudentOutcome:
     """Grade one student with `run` (run_job's signature: a child process here, or a Dask
     worker), or record the submission's problem without running anything; store results.json,
     then grading.json (the key), each atomically, then append the run log line."""
@@ -287,12 +287,12 @@ def grade_job(sub: Submission, key: str, digest: str, assignments: list[Assignme
         finally:
             shutil.rmtree(work, ignore_errors=True)  # stays empty; .work is cleared at the end
         if error is not None:
-            return Outcome(sub.student, None, error=visible(error))
+            return StudentOutcome(sub.student, None, error=visible(error))
     results = clean(results)
     try:
         run_ = read_results(results)
     except ResultsError as e:
-        return Outcome(sub.student, None, error=f"grading printed a malformed results.json: {e}")
+        return StudentOutcome(sub.student, None, error=f"grading printed a malformed results.json: {e}")
     target = out / sub.student
     target.mkdir(parents=True, exist_ok=True)
     instructor = results.pop(INSTRUCTOR_KEY, None) or {}  # hidden hints: never in results.json
@@ -309,4 +309,4 @@ def grade_job(sub: Submission, key: str, digest: str, assignments: list[Assignme
                                                    "problems")}, ensure_ascii=False) + "\n")
         log.flush()
         os.fsync(log.fileno())
-    return Outcome(sub.student, results, run_, problems=problems)
+    return StudentOutcome(sub.student, results, run_, problems=problems)

@@ -5,7 +5,7 @@ rate per task and per test (public and hidden apart; denominator = the students 
 not rejected); then the misconceptions counted once per student, the rejected submissions, the
 suspiciously similar ones (every starter subtracted), and a per-student table.
 
-Every name and message is shown with bulk_intake.visible and, in Markdown, backslash-escaped
+Every name and message is shown with submissions.visible and, in Markdown, backslash-escaped
 (`md_escape`): `__init__.py` stays `__init__.py`, a `|` cannot split a table cell."""
 
 from __future__ import annotations

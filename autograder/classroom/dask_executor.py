@@ -1,11 +1,11 @@
-"""`bulk --dask SCHEDULER`: the per-submission job of a bulk run (bulk_executors.run_job: `python -m
+"""`bulk --dask SCHEDULER`: the per-submission job of a bulk run (executors.run_job: `python -m
 autograder.classroom.job` in a child process) runs on the workers of a Dask distributed cluster;
 everything else (resume by content, atomic results, run log, grades.csv, reports) stays in the
 bulk run, unchanged, so a Dask run's output equals a local run's.
 
 Workers must run this engine and see the submissions, the course and OUT/.work at the bulk run's
 paths (the same machine, or a shared filesystem at the same mount point). Each job checks that
-the worker's course version (tests, goldens, engine: bulk_executors.course_version) is the bulk run's and
+the worker's course version (tests, goldens, engine: executors.course_version) is the bulk run's and
 fails with a one-line error otherwise, so a stale worker never grades silently. As many jobs are
 in flight as the cluster had worker threads when the run started.
 """
@@ -50,7 +50,7 @@ def worker_job(sub: Path, names: list[str], policy: SandboxPolicy, work: Path, t
 
 
 class DaskRun:
-    """An executor (bulk_executors.Executor): run_job on the cluster behind `client`."""
+    """An executor (executors.Executor): run_job on the cluster behind `client`."""
 
     def __init__(self, client, course: Path):
         self.client, self.course = client, course

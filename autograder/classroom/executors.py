@@ -1,7 +1,7 @@
 """Where a bulk run's per-submission jobs execute: an executor has `run_job`'s signature
 (submission, assignment names, policy, shared work folder, timeout, placement) and returns
 (results.json, None) or (None, a one-line error). `run_job` is the local executor (a child
-process on this machine); `bulk_dask.DaskRun` runs the same job on a Dask cluster. A new
+process on this machine); `dask_executor.DaskRun` runs the same job on a Dask cluster. A new
 executor is one module with one such callable.
 
 Imports the engine's leaf modules only (never bulk.py, which drives the executors).

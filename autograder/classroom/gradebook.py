@@ -4,7 +4,7 @@ results.GradedRun: no display string is parsed here).
 
 Headers are short and never truncated (`toy: Task 1`, `toy · test_add`); the class report's
 HTML page shows the full task titles on hover. Every cell is valid UTF-8 on one line (names
-escaped by bulk_intake.visible), and a text cell that a spreadsheet would run as a formula
+escaped by submissions.visible), and a text cell that a spreadsheet would run as a formula
 (`=`, `+`, `-`, `@` first) is prefixed with `'`.
 """
 

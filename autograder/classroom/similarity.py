@@ -6,7 +6,7 @@ into clusters (connected components). Byte-identical packages are identical what
 size (when they hold anything beyond the starters); other submissions under MIN_SHINGLES code
 fragments beyond the starters are too small to compare by similarity and are listed as such.
 
-Sources come from bulk_intake.python_sources (intake's rules: regular .py files, size caps);
+Sources come from submissions.python_sources (intake's rules: regular .py files, size caps);
 a submission that cannot be read is left out of the scan with its reason, never the class."""
 
 from __future__ import annotations

@@ -233,8 +233,8 @@ def same_raise(mutant: Any, student: dict | None) -> bool:
         and set(recorded) == set(student["recorded"])
 
 
-def judge(spec: ObservationSpec, observed: Observed, inputs: Any, checks: Any,
-          name: str) -> str | None:
+def judge_observation(spec: ObservationSpec, observed: Observed, inputs: Any, checks: Any,
+                      name: str) -> str | None:
     """Judge one decoded observation against its manifest spec (which holds `expected`);
     a malformed one fails with its reason."""
     if observed.malformed is not None:

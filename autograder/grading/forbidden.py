@@ -17,14 +17,8 @@ constant string on such a chain. What a computed name reaches is for the run-tim
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
 
 from ..sandbox.rules import covers, deciding_rule  # noqa: F401 (re-exported: the rules live there)
-
-
-def top_level(rules: Iterable[str]) -> list[str]:
-    """The rules that forbid a whole top-level module (what the sandbox masks on disk)."""
-    return [r for r in rules if not r.startswith("!") and "." not in r]
 
 
 def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:

@@ -18,7 +18,7 @@ import pytest
 from ..assignments import Assignment, load
 from ..harness import plugin as harness_plugin
 from ..harness.plaindata import decode
-from .compare import Observed, decode_observed, judge
+from .compare import Observed, decode_observed, judge_observation
 from .hints import ranked_hints
 from .store import GoldenStore, load_store
 
@@ -43,7 +43,7 @@ def judge_local(folder: Path, visibility: str, test_id: str, obs: dict,
     spec = test.observations[obs["name"]]
     inputs = decode(inputs_store[test_id]) if test_id in inputs_store else None
     observed = decode_observed(obs["value"])
-    message = judge(spec, observed, inputs, assignment.checks, obs["name"])
+    message = judge_observation(spec, observed, inputs, assignment.checks, obs["name"])
     if message is None:
         return None
     seen = {name: Observed() for name in passed} | {obs["name"]: observed}
@@ -76,7 +76,7 @@ def pytest_configure(config: pytest.Config) -> None:
         sys.path.insert(0, str(Path(impl).resolve()))
     config.pluginmanager.register(harness_plugin, "graded-fixtures")
     config.pluginmanager.register(
-        harness_plugin.GradedRun(None, local_checker, str(Path(impl).resolve()) if impl else None),
+        harness_plugin.RecordingPlugin(None, local_checker, str(Path(impl).resolve()) if impl else None),
         "graded-run")
 
 

@@ -17,12 +17,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from .judge import AssignmentGrade, TestResult
-from .results import RESULTS_KEY, machine_fields
+from .results import GRADESCOPE_VISIBILITY, RESULTS_KEY, machine_fields
 from .safe_text import utf8_json, visible
 from .tasks import natural_key
 
 SCHEMA_PATH = Path(__file__).with_name("gradescope_schema.json")
-GRADESCOPE_VISIBILITY = {"public": "visible", "hidden": "after_published"}
 NOT_IMPLEMENTED = "not implemented yet (the stub still raises NotImplementedError)"
 MAX_NAMES = 6
 MAX_ASSIGNMENT_TEXT = 512 * 1024  # characters of one assignment's messages in results.json
@@ -113,7 +112,11 @@ def results_json(grades: list[AssignmentGrade], execution_time: float,
         "stdout_visibility": "hidden",
         "tests": tests,
         "extra_data": {RESULTS_KEY: {"notes": [f"{g.assignment.name}: {visible(n)}"
-                                              for g in grades for n in g.notes]}},
+                                              for g in grades for n in g.notes],
+                                     # how each assignment's children started: "warm" (zygote
+                                     # forks), "cold" (fresh interpreters) or "mixed"
+                                     "paths": {g.assignment.name: g.run.path
+                                               for g in grades if g.run is not None}}},
     }
 
 

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from .safe_text import visible
 
-INSTRUCTOR_KEY = "instructor"  # bulk_job's extra top-level key; never written into results.json
+INSTRUCTOR_KEY = "instructor"  # classroom/job.py's extra top-level key; never written into results.json
 RESULTS_KEY = "autograder"  # the key under a test's extra_data that holds its machine fields
 VERSION = 1
-VISIBILITIES = {"visible": "public", "after_published": "hidden"}  # Gradescope's -> ours
+GRADESCOPE_VISIBILITY = {"public": "visible", "hidden": "after_published"}  # ours -> Gradescope's
 MAX_FILE = 64 * 2**20  # bytes of one results.json read from disk
 
 
@@ -126,8 +126,7 @@ def _test(t: object, k: int) -> GradedTest:
     if task is not None and (isinstance(task, bool) or not isinstance(task, int)):
         raise ResultsError(f"{where}: task is not a whole number")
     vis, shown = fields.get("visibility"), t.get("visibility")
-    if vis not in VISIBILITIES.values() or not isinstance(shown, str) \
-            or VISIBILITIES.get(shown) != vis:
+    if not any(vis == ours and shown == theirs for ours, theirs in GRADESCOPE_VISIBILITY.items()):
         raise ResultsError(f"{where}: visibility {visible(str(vis))!r} does not match the test's")
     if t.get("status") not in ("passed", "failed"):
         raise ResultsError(f"{where}: status is neither passed nor failed")
@@ -176,7 +175,7 @@ def _parse(source: str | Path | bytes | dict, what: str) -> object:
 def read_results(source: str | Path | bytes | dict,
                  instructor: str | Path | bytes | dict | None = None) -> GradedRun:
     """The GradedRun of a results.json (`source`: its path, bytes or parsed dict) and, if
-    given, its instructor.json (else the record under INSTRUCTOR_KEY, as bulk_job prints it).
+    given, its instructor.json (else the record under INSTRUCTOR_KEY, as classroom/job.py prints it).
     ResultsError, one line, for anything this grader never writes."""
     data = _parse(source, "results.json")
     if not isinstance(data, dict) or not isinstance(data.get("tests"), list):

@@ -20,7 +20,8 @@ from ..backends import BackendError, Placement, get_backend
 from ..sandbox import SandboxPolicy, report_lines, require
 from .found_instead import found_instead
 from .intake import IntakeError, find_package, open_submission, staging_dir
-from .judge import AssignmentGrade, all_failed, grade_submission_root, task_numbers
+from .judge import AssignmentGrade, all_failed, task_numbers
+from .pipeline import grade_submission_root
 from .report import instructor_json, results_json
 
 

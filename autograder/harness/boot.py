@@ -100,7 +100,7 @@ def main() -> int:
     args = [*cfg.test_files, "-q", "-p", "no:cacheprovider", "--rootdir", cfg.rootdir,
             "-c", cfg.ini, "--import-mode=importlib", "--tb=short", "--no-header",
             "-p", "no:pastebin", "-p", "no:legacypath"]
-    return int(pytest.main(args, plugins=[plugin, plugin.GradedRun(cfg)]))
+    return int(pytest.main(args, plugins=[plugin, plugin.RecordingPlugin(cfg)]))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """pytest plugin that runs graded tests and records what they observed.
 
-`GradedRun` is the plugin object, one per pytest session, its state on the instance; it is
-reachable from fixtures through `config.stash[GRADED_RUN]`. Who registers it sets the mode:
+`RecordingPlugin` is the plugin object, one per pytest session, its state on the instance; it is
+reachable from fixtures through `config.stash[RECORDING_PLUGIN]`. Who registers it sets the mode:
 - ``gen`` (boot.py, config.mode): golden generation on trusted code: inputs come from each
   test's ``cases(rng)``; the events carry inputs, metadata and observations.
 - ``replay`` (boot.py): a graded run: inputs come from the stored inputs file; events carry
@@ -95,7 +95,7 @@ def assignment_dir(path: Path) -> Path:
     return path.parent.parent
 
 
-class GradedRun:
+class RecordingPlugin:
     """The recording plugin of one pytest session (see the module docstring)."""
 
     def __init__(self, config: ChildConfig | None, local_checker: LocalChecker | None = None,
@@ -126,7 +126,7 @@ class GradedRun:
             f.write(json.dumps(event, allow_nan=False) + "\n")
 
     def pytest_configure(self, config: pytest.Config) -> None:
-        config.stash[GRADED_RUN] = self
+        config.stash[RECORDING_PLUGIN] = self
 
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config,
                                       items: list[pytest.Item]) -> None:
@@ -268,7 +268,7 @@ class GradedRun:
         return recorder
 
 
-GRADED_RUN = pytest.StashKey[GradedRun]()
+RECORDING_PLUGIN = pytest.StashKey[RecordingPlugin]()
 
 
 @pytest.fixture
@@ -277,7 +277,7 @@ def cases(request: pytest.FixtureRequest) -> Any:
     spec = graded_spec(request.node)
     if spec is None or spec.cases is None:
         return None
-    return request.config.stash[GRADED_RUN].cases_for(spec, Path(str(request.node.path)))
+    return request.config.stash[RECORDING_PLUGIN].cases_for(spec, Path(str(request.node.path)))
 
 
 @pytest.fixture
@@ -286,4 +286,4 @@ def rec(request: pytest.FixtureRequest) -> Recorder:
     spec = graded_spec(request.node)
     if spec is None:
         raise RuntimeError("`rec` is only for @graded tests")
-    return request.config.stash[GRADED_RUN].recorder_for(spec, request.node)
+    return request.config.stash[RECORDING_PLUGIN].recorder_for(spec, request.node)

@@ -2,5 +2,5 @@
 nbgrader course, kernel, lab and preprocessor. Each hands student files only to the sandbox
 (through grading.service).
 
-May import anything but cli.py. Imported by cli.py only.
+May import anything but cli.py and commands.py. Imported by commands.py only.
 """

@@ -9,7 +9,8 @@ Isolation modes: `auto` (default; every layer available, loud about missing ones
 environment and file-size limit only; for debugging and overhead figures).
 
 May import: the standard library only. Imported by backends/ (which start children through
-it), grading/, authoring/, classroom/, integrations/ and cli.py (for `SandboxPolicy`).
+it), grading/, authoring/, classroom/, integrations/, cli.py and commands.py (for
+`SandboxPolicy`).
 """
 
 from .policy import ATTACKS, ENV_DISABLE, LAYERS, MODES, IsolationError, Limits, SandboxPolicy

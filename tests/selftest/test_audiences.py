@@ -46,7 +46,7 @@ def test_the_release_holds_no_hidden_or_instructor_file(tracked):
     assert not [f for f in seen if "hidden" in f or "graded" in f or f.startswith(("solutions/", "docker/",
                 "bench/", "examples/", "tests/selftest/")) or "EQUIVALENT_MUTANTS" in f
                 or f.endswith(("mutation_report.md", "make_tables.py", "similarity.py",
-                               "bulk.py", "gradescope_export.py", "nbgrader_course.py"))]
+                               "bulk.py", "/gradescope.py", "nbgrader_course.py"))]
     assert share("release", "tests/dedup/checks.py") == STUBBED
     assert share("release", "tests/dedup/public/test_bloom.py") == STUBBED
 

@@ -159,7 +159,7 @@ def _bench_bpe(impl: Path) -> subprocess.CompletedProcess:
 
 
 def test_bench_bpe_on_an_unfinished_package_prints_one_line(tmp_path):
-    """issue 40: the starter (train_bpe a stub), a package whose encode is a stub, and a folder
+    """The starter (train_bpe a stub), a package whose encode is a stub, and a folder
     without a bpe package each give one line naming the task or the problem, exit 1, no
     traceback."""
     half = tmp_path / "half"

@@ -1,4 +1,4 @@
-"""Hints on bugs that are not the mutants (issue 39, item 3): each independent bug of
+"""Hints on bugs that are not the mutants: each independent bug of
 solutions/bugs/<a>.toml is graded as a full submission (sandboxed, public and hidden tests); the
 hints shown are reported, and a hint that names a mistake the bug does not make (a mutant not in
 its `true_hints`) fails the test. Target: 0 misleading hints.
@@ -16,7 +16,7 @@ import pytest
 
 from autograder.assignments import load
 from autograder.authoring.mutants import load_bugs, load_mutants, materialize
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 
 ASSIGNMENTS = ["minigrad", "ad_modes", "bpe", "dedup", "scaling", "ddp", "repro", "fusion"]
 

@@ -70,7 +70,7 @@ def mtimes(out: Path) -> dict[str, int]:
 
 
 def finished_jobs(address: str) -> int:
-    """How many bulk jobs the scheduler saw finish (tasks of bulk_dask.worker_job)."""
+    """How many bulk jobs the scheduler saw finish (tasks of dask_executor.worker_job)."""
 
     def count(dask_scheduler) -> int:
         return sum(1 for key, _, finish, *_ in dask_scheduler.transition_log

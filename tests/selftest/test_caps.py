@@ -45,7 +45,7 @@ def _flood():
             f.write(line + "\\n")
 '''
 FLOODS = {
-    # 20,000 distinct collection errors of 1,500 characters (the issue's 28 MiB results.json)
+    # 20,000 distinct collection errors of 1,500 characters (a 28 MiB results.json without the caps)
     "collection_errors": "BODY = (json.dumps({'ev': 'collect_error', 'file': f'test_{i}.py', "
                          "'error': f'{i} ' + 'E' * 1500}) for i in range(20000))\n_flood()\n",
     # 300,000 observations on one test (a 12 MB line) and 60,000 on another
@@ -104,7 +104,7 @@ def test_flood_is_capped_in_size_and_time(flood, toy_env, tmp_path, capsys):
 
 
 def test_events_cap_is_per_child_and_counts_the_rest(tmp_path):
-    from autograder.backends.runner import MAX_EVENT_BYTES, MAX_EVENTS, EventReader
+    from autograder.backends.run_folder import MAX_EVENT_BYTES, MAX_EVENTS, EventReader
 
     path = tmp_path / "events.jsonl"
     path.write_text("".join(json.dumps({"ev": "x", "k": i}) + "\n" for i in range(MAX_EVENTS + 5))
@@ -146,7 +146,7 @@ def test_hidden_hints_reach_only_the_instructor(toy):
 
 
 def test_hidden_failure_says_only_failed_or_a_builtin_exception(toy_env, tmp_path):
-    from autograder.grading.judge import grade_submission_root
+    from autograder.grading.pipeline import grade_submission_root
 
     wrong = SOLUTION.replace("/ len(xs)", "/ (len(xs) - 1)")
     raising = SOLUTION.replace("return sum(xs) / len(xs)", "raise KeyError('x')")

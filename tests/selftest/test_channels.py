@@ -24,7 +24,7 @@ import pytest
 
 from autograder import sandbox
 from autograder.backends import Placement
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 
 HERE = Path(__file__).parent
 ATTACK = HERE / "adversarial" / "channel_all.py"

@@ -1,4 +1,4 @@
-"""Named checks say what they measured (issue 39, item 2): a diagnosis only where the check
+"""Named checks say what they measured: a diagnosis only where the check
 computed it (the p-value equals a named variant), otherwise the difference itself."""
 
 from types import SimpleNamespace

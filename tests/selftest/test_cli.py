@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from autograder import cli
+from autograder import cli, commands
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -32,11 +32,11 @@ def test_every_command_and_option_has_help():
 
 
 def test_task_takes_a_number_or_a_name_fragment(toy):
-    assert cli.resolve_task(toy, "2") == 2 and cli.resolve_task(toy, None) is None
-    assert cli.resolve_task(toy, "ORDER") == 1  # a word of the title, any case
-    assert cli.resolve_task(toy, "basic") == 2  # a fragment of its test file's name
+    assert commands.resolve_task(toy, "2") == 2 and commands.resolve_task(toy, None) is None
+    assert commands.resolve_task(toy, "ORDER") == 1  # a word of the title, any case
+    assert commands.resolve_task(toy, "basic") == 2  # a fragment of its test file's name
     with pytest.raises(cli.AssignmentError, match=r"matches no task of toy \(1: order; 2: add"):
-        cli.resolve_task(toy, "nonsense")
+        commands.resolve_task(toy, "nonsense")
 
 
 def test_check_by_task_name_on_the_command_line(toy_course, monkeypatch, capsys):
@@ -67,7 +67,7 @@ def test_piped_report_keeps_long_paths_on_one_line(toy_course, tmp_path):
 def test_test_command_passes_other_options_to_pytest(toy_course, monkeypatch, capsys):
     monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(toy_course))
     ran = []
-    monkeypatch.setattr(cli.subprocess, "run", lambda cmd, **kw: ran.append(cmd) or
+    monkeypatch.setattr(commands.subprocess, "run", lambda cmd, **kw: ran.append(cmd) or
                         subprocess.CompletedProcess(cmd, 0))
     impl = str(toy_course / "solutions")
     assert cli.main(["test", "toy", "--impl", impl, "-x", "-k", "add"]) == 0

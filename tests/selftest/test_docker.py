@@ -21,7 +21,7 @@ from helpers import SOLUTION
 
 from autograder.backends import Placement, docker_image
 from autograder.grading import service
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 from autograder.sandbox import SandboxPolicy
 
 HERE = Path(__file__).resolve().parent

@@ -16,8 +16,8 @@ from helpers import SOLUTION, submission
 from autograder import cli
 from autograder.assignments import load
 from autograder.authoring.goldens import GoldenError, generate, stale_report
-from autograder.backends.runner import prepare_run_dir
-from autograder.grading.judge import grade_submission_root
+from autograder.backends.run_folder import prepare_run_dir
+from autograder.grading.pipeline import grade_submission_root
 from autograder.grading.report import SCHEMA_PATH, results_json
 
 

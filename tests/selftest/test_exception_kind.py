@@ -1,5 +1,5 @@
 """rec.raises records an exception by its first builtin class: the contract names builtin types
-("raises ValueError"), and a student's own subclass of one is that type (issue 11)."""
+("raises ValueError"), and a student's own subclass of one is that type."""
 
 from autograder.harness import Recorder, exception_kind
 

@@ -26,7 +26,7 @@ from autograder.backends import runner, timeouts
 from autograder.grading import store
 from autograder.grading.compare import Observed
 from autograder.grading.hints import ranked_hints
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 from autograder.grading.report import render, results_json
 from autograder.grading.tasks import natural_key, task_of_file
 

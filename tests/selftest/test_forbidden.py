@@ -10,7 +10,7 @@ import pytest
 
 from autograder.assignments import load
 from autograder.grading.forbidden import deciding_rule, forbidden_uses
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 
 RULES = ("torch.func", "torch.autograd.functional", "transformers.models",
          "!transformers.models.llama", "scipy.stats.ttest_ind", "tiktoken")

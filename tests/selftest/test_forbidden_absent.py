@@ -1,4 +1,4 @@
-"""Forbidden means absent (issue 36, autograder/sandbox/view.py): a submission that delegates a
+"""Forbidden means absent (autograder/sandbox/view.py): a submission that delegates a
 task to the library object a dotted rule names, found by a computed route (getattr on built
 names, `__subclasses__()`, another function's `__globals__`, `gc.get_objects()`, walking
 sys.modules, importlib by a built name; adversarial/forbidden_oracle.py), earns nothing on that
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import load
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 from autograder.sandbox.view import View
 
 HERE = Path(__file__).resolve().parent
@@ -58,6 +58,8 @@ def test_the_forbidden_object_is_not_found(name, technique, tmp_path, monkeypatc
     if viewless:  # the mutant: the sandbox without the view
         monkeypatch.setattr("autograder.sandbox.bwrap.child_view", lambda rules: View())
     case = DELEGATES[name]
+    if viewless and case.get("removed_by") == "compiled_ops":
+        pytest.skip("removed by the child's compiled_ops, not by the view")
     assignment = load(case.get("assignment", name))
     ids = frozenset(case.get("tests", ())) or ids_of(assignment, case["test_file"])
     grade = grade_submission_root(assignment, hostile(assignment, case, technique, tmp_path),
@@ -190,3 +192,70 @@ def test_a_compiled_operator_a_rule_names_raises_by_every_route():
     assert seen["disabled"][0] == [], seen["disabled"]
     assert len(seen["untouched"][0]) == 7, seen["untouched"]
     assert seen["disabled"][1:] == seen["untouched"][1:] == [seen["untouched"][1], 1.0]
+
+
+WARM_CASES = [(name, technique) for name, technique in CASES
+              if technique in ("gc_objects", "subclasses", "sys_modules", "globals")]
+
+
+@pytest.mark.parametrize("name, technique", WARM_CASES, ids=[f"{n}-{t}" for n, t in WARM_CASES])
+def test_the_warm_path_holds_no_forbidden_object(name, technique, tmp_path, monkeypatch):
+    """The zygote imports through the children's view (backends/zygote.py, ViewFinder): the
+    routes that search memory (the collector, subclasses, sys.modules, another function's
+    globals) find nothing in a warm child either. `ZYGOTE_VIEWLESS=1` starts the zygote
+    without the view (the children's mounts unchanged): the originals it loaded are found."""
+    from autograder.backends import host, warmbox
+    if warmbox.probe(warmbox.SandboxPolicy.create()) is not None:
+        pytest.skip("no warm path here")
+    viewless = bool(os.environ.get("ZYGOTE_VIEWLESS"))
+    if viewless:
+        monkeypatch.setattr(warmbox, "child_view", lambda rules: View())
+    monkeypatch.setenv(warmbox.ENV_SWITCH, "1")
+    zygotes = warmbox.WarmZygotes()  # this test's own: none started with another view
+    monkeypatch.setattr(host.BACKEND, "zygotes", zygotes)
+    case = DELEGATES[name]
+    if viewless and case.get("removed_by") == "compiled_ops":
+        pytest.skip("removed by the child's compiled_ops, not by the view")
+    assignment = load(case.get("assignment", name))
+    ids = frozenset(case.get("tests", ())) or ids_of(assignment, case["test_file"])
+    root = hostile(assignment, case, technique, tmp_path)
+    paths = []
+    try:
+        for _ in range(2):  # a process's first lone child of an assignment starts cold
+            grade = grade_submission_root(assignment, root, visibilities=("public",), ids=ids)
+            paths.append(grade.run.path if grade.run else "none")
+    finally:
+        zygotes.close()
+    assert paths[-1] == "warm", paths
+    earned = [t.id for t in grade.tests if t.passed]
+    if viewless:
+        assert earned, f"{name} by {technique} earns nothing even from a viewless zygote"
+    else:
+        assert not earned, f"{name}: {case['name']} found by {technique} in a warm child: {earned}"
+
+
+DOCKER_CASES = [("ddp", "getattr_built"), ("ddp", "gc_objects"), ("repro", "globals")]
+
+
+@pytest.mark.parametrize("name, technique", DOCKER_CASES,
+                         ids=[f"{n}-{t}" for n, t in DOCKER_CASES])
+def test_the_container_view_holds(name, technique, engine, tmp_path, monkeypatch):
+    """`--backend docker`: the same view is bound over the runner image's site-packages
+    (backends/docker.py, image_view), so the delegates earn nothing in a container either;
+    `DOCKER_VIEWLESS=1` binds none, and they earn points."""
+    from autograder.backends import Placement, docker
+    viewless = bool(os.environ.get("DOCKER_VIEWLESS"))
+    if viewless:
+        monkeypatch.setattr(docker, "image_view", lambda rules: [])
+    case = DELEGATES[name]
+    assignment = load(case.get("assignment", name))
+    ids = frozenset(case.get("tests", ())) or ids_of(assignment, case["test_file"])
+    grade = grade_submission_root(assignment, hostile(assignment, case, technique, tmp_path),
+                                  visibilities=("public",), ids=ids,
+                                  placement=Placement("docker"))
+    assert grade.problems == [], grade.problems
+    earned = [t.id for t in grade.tests if t.passed]
+    if viewless:
+        assert earned, f"{name} by {technique} earns nothing even in a viewless container"
+    else:
+        assert not earned, f"{name}: {case['name']} found by {technique} in a container: {earned}"

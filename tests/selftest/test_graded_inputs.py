@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import GRADED_INPUTS, discover
-from autograder.grading.judge import PUBLISHED_ONLY, grade_submission_root
+from autograder.grading.pipeline import PUBLISHED_ONLY, grade_submission_root
 from autograder.grading.store import load_inputs, load_store
 
 ASSIGNMENTS = {a.name: a for a in discover()}
@@ -45,7 +45,7 @@ def _install():
     plugin = sys.modules.get("autograder.harness.plugin")
     if plugin is None:
         return
-    original = plugin.GradedRun.finish
+    original = plugin.RecordingPlugin.finish
     if getattr(original, "_replayed", False):
         return
 
@@ -64,7 +64,7 @@ def _install():
         original(self, item, spec)
 
     finish._replayed = True
-    plugin.GradedRun.finish = finish
+    plugin.RecordingPlugin.finish = finish
 
 
 _install()

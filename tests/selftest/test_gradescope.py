@@ -364,7 +364,7 @@ def _bare_env(path: str) -> dict[str, str]:
 def test_readme_local_run_finds_the_activated_venv(built, tmp_path):
     """`AUTOGRADER_ROOT=DIR bash DIR/source/run_autograder` from a clean folder, with the course
     venv active (its bin/ first on PATH) and no AUTOGRADER_PYTHON and no DIR/venv: it grades
-    (before, rc 127: DIR/venv/bin/python: No such file or directory)."""
+    (not rc 127, "DIR/venv/bin/python: No such file or directory")."""
     root = _unpacked(built, tmp_path / "autograder")
     env = _bare_env(f"{Path(sys.executable).parent}:/usr/bin:/bin") | {"AUTOGRADER_ROOT": str(root)}
     done = subprocess.run(["bash", "source/run_autograder"], cwd=root, env=env, capture_output=True,

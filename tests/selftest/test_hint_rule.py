@@ -1,4 +1,4 @@
-"""The hint rule (issue 39; SPEC §3 "Hints"; autograder/grading/hints.py): a mutant's hint
+"""The hint rule (SPEC §3 "Hints"; autograder/grading/hints.py): a mutant's hint
 fires only when the whole failing test fits it, never on one tiny observation beside failures
 it does not explain, and across a run the best-supported mutant comes first."""
 

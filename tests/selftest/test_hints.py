@@ -13,7 +13,8 @@ from autograder.assignments import load
 from autograder.authoring.course_selftest import check_text, hint_problems, public_hint_problems
 from autograder.authoring.goldens import generate
 from autograder.authoring.mutants import load_mutants, materialize
-from autograder.grading.judge import AssignmentGrade, grade_submission_root
+from autograder.grading.judge import AssignmentGrade
+from autograder.grading.pipeline import grade_submission_root
 from autograder.grading.store import GoldenStore, load_store
 
 ASSIGNMENTS = ["minigrad", "ad_modes", "bpe", "dedup", "scaling", "ddp", "repro", "fusion"]

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autograder.grading import judge as grading
-from autograder.grading import service
+from autograder.grading import pipeline, service
 from autograder.grading.report import SCHEMA_PATH
 from autograder.sandbox import SandboxPolicy
 
@@ -78,7 +78,7 @@ def mutate(data: bytes, how) -> bytes:
 
 def passing_run(assignment, impl_root, visibilities=("public", "hidden"), policy=None, task=None,
                 ids=None, placement=None, graded_inputs=None):
-    """Stands in for grading.grade_staged (same signature): every test passes (the staged
+    """Stands in for pipeline.grade_staged (same signature): every test passes (the staged
     package must exist)."""
     assert (impl_root / assignment.package / "__init__.py").is_file()
     tests = [grading.TestResult(assignment.name, i, t.file, vis, t.points, True, task=t.task)
@@ -90,9 +90,9 @@ def passing_run(assignment, impl_root, visibilities=("public", "hidden"), policy
 @pytest.fixture
 def intake_env(toy_course, monkeypatch):
     monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(toy_course))
-    real = inspect.signature(grading.grade_staged).parameters
+    real = inspect.signature(pipeline.grade_staged).parameters
     assert list(inspect.signature(passing_run).parameters) == list(real), "stand-in drifted"
-    monkeypatch.setattr(grading, "grade_staged", passing_run)
+    monkeypatch.setattr(pipeline, "grade_staged", passing_run)
     return SandboxPolicy.create("none"), json.loads(SCHEMA_PATH.read_text())
 
 

@@ -1,4 +1,4 @@
-"""A point is earned only by doing the work (issue 28, item 4).
+"""A point is earned only by doing the work.
 
 Each tests/selftest/no_work/<assignment>/<case>.toml is the reference solution with ONE handout
 task replaced by a shape-correct implementation that does no work (a constant, input-blind
@@ -30,8 +30,8 @@ import pytest
 
 from autograder.assignments import discover
 from autograder.authoring.mutants import Mutant, materialize
-from autograder.backends import COURSE_CODE
-from autograder.grading.judge import grade_submission_root, task_numbers
+from autograder.grading.judge import task_numbers
+from autograder.grading.pipeline import grade_submission_root
 
 NO_WORK_DIR = Path(__file__).resolve().parent / "no_work"
 ASSIGNMENTS = {a.name: a for a in discover()}
@@ -97,9 +97,7 @@ def test_no_work_earns_no_points(name, path, tmp_path):
     assignment, case = ASSIGNMENTS[name], read_case(path)
     task, exceptions = case.task, case.exceptions
     started = time.monotonic()
-    # the course's own code: forks of a warm interpreter (backends/warm.py), as the mutants
-    grade = grade_submission_root(assignment, assemble(assignment, case, tmp_path), task=task,
-                                  placement=COURSE_CODE)
+    grade = grade_submission_root(assignment, assemble(assignment, case, tmp_path), task=task)
     seconds = time.monotonic() - started
     ids = {t.id for t in grade.tests}
     assert grade.tests, f"{name} task {task} has no tests"

@@ -67,11 +67,12 @@ BUILTINS = frozenset(dir(builtins))
 MIN_NODES = 9  # a shorter statement (`x = a + b`) is everyday code, not a reference line
 # What only instructors hold (named independently of autograder/audiences.py, which builds the
 # release): none of it may be anywhere in the release.
-INSTRUCTOR_MODULES = ("similarity", "bulk", "bulk_dask", "bulk_job", "bulk_compare", "bulk_intake",
-                      "class_report", "html_report", "gradebook", "gradescope_export",
+# A module or folder of autograder/ at any depth, by name.
+INSTRUCTOR_MODULES = ("classroom", "similarity", "bulk", "dask_executor", "job", "regrade",
+                      "class_report", "html_report", "gradebook", "integrations", "gradescope",
                       "nbgrader_course", "nbgrader_preprocessor", "nbgrader_kernel", "nbgrader_lab",
-                      "mutation", "mutants", "goldens", "examples", "selftest", "tolerance",
-                      "release", "starter", "crosscheck")
+                      "mutation_testing", "mutants", "goldens", "examples", "course_selftest",
+                      "tolerance", "release", "release_files", "starter", "crosscheck", "demo")
 INSTRUCTOR_NAMES = re.compile(r"(^|/)(EQUIVALENT_MUTANTS\.md|mutation_report\.md|crosscheck_[^/]*"
                               r"|make_plots\.py|make_tables\.py|handout_blocks\.py|Dockerfile[^/]*)$"
                               r"|^(solutions|examples|bench|docker|docs|\.ci)/")
@@ -179,8 +180,8 @@ def leaked_lines(release: Path, reference: dict[str, str]) -> list[str]:
 def instructor_files(release: Path) -> list[str]:
     files = [p.relative_to(release).as_posix() for p in release.rglob("*") if p.is_file()]
     return [f for f in files if INSTRUCTOR_NAMES.search(f) or (
-        f.startswith("autograder/") and PurePosixPath(f).parts[1].removesuffix(".py")
-        in INSTRUCTOR_MODULES)]
+        f.startswith("autograder/") and any(part.removesuffix(".py") in INSTRUCTOR_MODULES
+                                            for part in PurePosixPath(f).parts[1:]))]
 
 
 def _score(stdout: str, name: str) -> tuple[float, float]:

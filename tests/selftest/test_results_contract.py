@@ -1,4 +1,4 @@
-"""The results contract (issue 23, item 1): results.json carries machine fields in each test's
+"""The results contract: results.json carries machine fields in each test's
 extra_data, autograder/grading/results.py reads them once, and nothing downstream parses display text.
 """
 
@@ -186,7 +186,7 @@ def test_files_read_back_from_disk_are_decoded_once_or_refused(toy, tmp_path):
     assert set(previous_results(tmp_path)) == {"alice"}
 
 
-# Issue 23, item 2: what the child reports is decoded once, where it enters the parent.
+# What the child reports is decoded once, where it enters the parent.
 # Every plaindata.decode in grading/: (file, function, argument). The golden store's values
 # (inputs, expected, mutant values) are trusted and decoded where they are compared; the
 # child's observations only in compare.decode_observed (which compare.observations applies to
@@ -245,16 +245,17 @@ def test_child_data_is_decoded_in_one_function_only():
 
 
 def test_the_decode_lint_finds_a_second_decode_site():
-    """compare.judge as it was before: it decoded the observation itself."""
+    """A second decode site: a compare.judge_observation that decodes the observation itself."""
     old = '''
 from ..harness.plaindata import PlainDataError, decode
-def judge(spec, observed_data, inputs, checks, name):
+def judge_observation(spec, observed_data, inputs, checks, name):
     try:
         observed = decode(observed_data)
     except (PlainDataError, RecursionError) as e:
         return f"malformed observation ({e})"
 '''
-    assert _decode_sites("compare.py", ast.parse(old)) == {("compare.py", "judge",
+    assert _decode_sites("compare.py", ast.parse(old)) == {("compare.py",
+                                                            "judge_observation",
                                                             "observed_data")}
     via_module = "from ..harness import plaindata as pd\ndef f(rec):\n    return pd.decode(rec)\n"
     assert _decode_sites("x.py", ast.parse(via_module)) == {("x.py", "f", "rec")}
@@ -265,12 +266,12 @@ def judge(spec, observed_data, inputs, checks, name):
                                          ({"__nope__": 1}, "unknown marker")])
 def test_a_malformed_observation_fails_with_its_reason_and_names_no_mutant(bad, reason):
     """Judged from the test record as the child reported it: a malformed value fails with
-    today's message and is not recorded for hints, though a mutant records None there (a
+    the message of that reason and is not recorded for hints, though a mutant records None there (a
     malformed value read as None would name it); the first record of a name wins."""
     from types import SimpleNamespace
 
     from autograder.backends.base import TestRecord
-    from autograder.grading.compare import decode_observed, judge
+    from autograder.grading.compare import decode_observed, judge_observation
     from autograder.grading.hints import ranked_hints
     from autograder.grading.store import GoldenStore, MutantValues, ObservationSpec, TestSpec
 
@@ -290,6 +291,6 @@ def test_a_malformed_observation_fails_with_its_reason_and_names_no_mutant(bad, 
     assert result.message == f"x: malformed observation ({reason})"
     assert judged(("x", 1), ("y", 2), ("x", bad)).passed
     observed = decode_observed(bad)  # local mode: one observation at a time
-    assert judge(golden["x"], observed, None, None, "x") == f"malformed observation ({reason})"
+    assert judge_observation(golden["x"], observed, None, None, "x") == f"malformed observation ({reason})"
     assert ranked_hints(spec, {"x": observed}, {"x"}, store.mutants.values(), None, None,
                         pending=frozenset({"y"})) == []

@@ -29,7 +29,7 @@ from autograder.assignments import ROOT_VARIABLE
 from autograder.backends import host as boxes
 from autograder.backends import warmbox
 from autograder.grading.intake import REFUSED_NAMES
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 from autograder.sandbox.uids import SLOT_UID_BASE, SLOTS
 
 HERE = Path(__file__).parent

@@ -1,6 +1,7 @@
 """Every service the course starts stops with its parent: `make docker-serve`
 (docker/build.py serve) stopped by SIGTERM, SIGHUP, Ctrl-C or SIGKILL leaves no podman service behind
-(before, SIGTERM left `podman system service` running: it is in a session of its own)."""
+(`podman system service` is in a session of its own, so SIGTERM to the parent alone would
+leave it running)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import pytest
 from helpers import SOLUTION, submission
 
 from autograder.assignments import load
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 from autograder.harness import Recorder, student_where
 from autograder.harness.plugin import reported_where
 from autograder.sandbox import SandboxPolicy

@@ -22,7 +22,7 @@ from autograder.authoring.starter import without_markers
 from autograder.backends import base, runner, timeouts
 from autograder.backends.base import RunRequest, RunResult
 from autograder.backends.timeouts import FLOOR_S, MAX_SLOWDOWN, MULTIPLE, cold_pool, derived_timeout
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 from autograder.grading.store import GoldenStore, load_store, load_stores
 from autograder.sandbox import SandboxPolicy
 
@@ -61,7 +61,7 @@ def hanging_minigrad(tmp_path: Path) -> tuple[Path, int]:
 
 
 def test_a_hang_in_exp_costs_the_limit_the_goldens_give_each_test(tmp_path, monkeypatch):
-    """The issue's case: an endless loop in minigrad's exp(). Every test that reaches it is
+    """An endless loop in minigrad's exp(). Every test that reaches it is
     stopped at its derived limit (shorter than the assignment's default), the message names
     exp() and its line, every other test scores as on the reference, and each hang costs one
     fresh child (not one per test file left)."""

@@ -1,4 +1,4 @@
-"""Independent correct implementations must get full marks (grading accuracy, issue 11).
+"""Independent correct implementations must get full marks (grading accuracy).
 
 Each folder tests/selftest/variants/<assignment>/<variant>/ holds files that replace the same
 files of solutions/<package>/: implementations written from the published contract (handout and
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import discover
-from autograder.grading.judge import grade_submission_root
+from autograder.grading.pipeline import grade_submission_root
 
 VARIANTS_DIR = Path(__file__).resolve().parent / "variants"
 ASSIGNMENTS = {a.name: a for a in discover()}

@@ -4,7 +4,7 @@ Mutants come from cosmic-ray's core operators (binary, comparison and unary oper
 replacement, boolean and number replacement, break/continue swaps, exception replacement,
 decorator removal, zero-iteration loops), applied one at a time to a copy of
 solutions/<package>/ on disk. A mutant is graded like any submission, by the engine
-(`grading.grade_submission_root`: sandboxed child that only records, goldens judged in the
+(`grading.pipeline.grade_submission_root`: sandboxed child that only records, goldens judged in the
 parent), and it is *killed* when it loses points. Public tests run first; hidden tests only run
 when the public ones give full marks (losing points anywhere is enough).
 
@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...assignments import Assignment
-from ...backends import COURSE_CODE, Placement
+from ...backends import Placement
 from .accumulate import figures, lower_bound
 from .generation import Mutation, MutationError, generate, sample
 from .report import EQUIVALENT_FILE
 
-__all__ = ["EQUIVALENT_FILE", "AssignmentMutation", "Mutation", "MutationError", "Outcome",
+__all__ = ["EQUIVALENT_FILE", "AssignmentMutation", "Mutation", "MutationError", "MutantVerdict",
            "equivalent_mutants", "figures", "generate", "grade_mutation", "lower_bound",
            "run_assignment", "sample"]
 
@@ -49,7 +49,7 @@ _ENTRY = re.compile(r"^- `(?P<key>[^`]+)`\s*(?::|—|-)?\s*(?P<reason>.*)$")
 
 
 @dataclass
-class Outcome:
+class MutantVerdict:
     mutation: Mutation
     status: str  # killed | survived | equivalent
     where: str = ""  # e.g. "public: test_x, test_y" (killed), the reason (equivalent)
@@ -63,7 +63,7 @@ class AssignmentMutation:
     assignment: str
     generated: int
     sampled: int
-    outcomes: list[Outcome] = field(default_factory=list)
+    outcomes: list[MutantVerdict] = field(default_factory=list)
     stale_equivalents: list[str] = field(default_factory=list)
     seconds: float = 0.0
     keys: list[str] = field(default_factory=list)  # every generated mutant's key
@@ -138,11 +138,10 @@ def equivalent_mutants(assignment: Assignment) -> Equivalents:
 
 
 def grade_mutation(assignment: Assignment, mutation: Mutation,
-                   placement: Placement | None = None) -> Outcome:
-    """Grade the mutated solution with the engine: killed when it loses points. The mutant is
-    the course's own code: it runs on the warm backend (backends/warm.py) unless a placement
-    is given."""
-    from ...grading.judge import grade_submission_root
+                   placement: Placement | None = None) -> MutantVerdict:
+    """Grade the mutated solution with the engine: killed when it loses points (on the host
+    backend unless a placement is given, as a submission)."""
+    from ...grading.pipeline import grade_submission_root
 
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"mutant-{assignment.name}-") as tmp:
@@ -152,13 +151,13 @@ def grade_mutation(assignment: Assignment, mutation: Mutation,
         (package / mutation.file).write_text(mutation.code, encoding="utf-8")
         for visibility in ("public", "hidden"):
             grade = grade_submission_root(assignment, Path(tmp), (visibility,),
-                                          placement=placement or COURSE_CODE)
+                                          placement=placement)
             if grade.score < grade.max_score:
                 failed = [t.id for t in grade.tests if not t.passed]
                 where = f"{visibility}: " + ", ".join(failed[:4]) + (
                     f" (+{len(failed) - 4})" if len(failed) > 4 else "")
-                return Outcome(mutation, "killed", where, time.monotonic() - started)
-    return Outcome(mutation, "survived", "", time.monotonic() - started)
+                return MutantVerdict(mutation, "killed", where, time.monotonic() - started)
+    return MutantVerdict(mutation, "survived", "", time.monotonic() - started)
 
 
 def run_assignment(assignment: Assignment, n: int | None = None, seed: int = 0,
@@ -182,7 +181,7 @@ def run_assignment(assignment: Assignment, n: int | None = None, seed: int = 0,
                                 stale_equivalents=equivalents.stale([m.key for m in mutations]))
     for i, mutation in enumerate(chosen, 1):
         if mutation.key in equivalents:
-            outcome = Outcome(mutation, "equivalent", equivalents[mutation.key])
+            outcome = MutantVerdict(mutation, "equivalent", equivalents[mutation.key])
         else:
             outcome = grade_mutation(assignment, mutation)
         result.outcomes.append(outcome)

@@ -66,7 +66,7 @@ def is_old(d: dict) -> bool:
 
 def upgrade(d: dict, keys_in_order: Iterable[str] | None, equivalents: dict[str, str]) -> dict:
     """A summary in the previous format (one run: counts, survivors, its command) as an
-    accumulated one. `keys_in_order` is that run's seeded shuffle of today's mutants (see
+    accumulated one. `keys_in_order` is that run's seeded shuffle of the mutants generated now (see
     `sample`); the first `sampled` of them are that run's mutants: survivors stay survived,
     listed ones equivalent, the rest killed. None (or a generated count that differs from the
     stored one: the solution changed, the draw cannot be redone) keeps no mutant and says so."""

@@ -23,7 +23,7 @@ def _command(name: str, n: int | None, seed: int, only: list[str] | None) -> str
 
 def stored_summaries(path: Path, present: dict[str, Assignment]) -> dict[str, dict]:
     """The report's accumulated summaries; ones in the previous format are upgraded by
-    redrawing their run's seeded sample from today's mutants (accumulate.upgrade)."""
+    redrawing their run's seeded sample from the mutants generated now (accumulate.upgrade)."""
     summaries = {}
     for name, d in previous_summaries(path).items():
         if is_old(d):
@@ -36,7 +36,7 @@ def stored_summaries(path: Path, present: dict[str, Assignment]) -> dict[str, di
 
 
 def write_report(path: Path, summaries: dict[str, dict], present: dict[str, Assignment]) -> list[dict]:
-    """Reclassify against today's equivalent lists, write the report (teaching order) and,
+    """Reclassify against the current equivalent lists, write the report (teaching order) and,
     for the course's own report, README's mutation table."""
     from ...assignments import course_root
 

@@ -1,5 +1,5 @@
 # ruff: noqa  (hostile code on purpose; placeholders are filled in by test_forbidden_absent.py)
-"""Attack (issue 36): delegate a task to the library object a dotted `forbidden` rule names,
+"""Attack: delegate a task to the library object a dotted `forbidden` rule names,
 reached by a computed route that no import statement shows, after removing the harness's
 import hook. Placeholders: __TECHNIQUE__ (the route), __MODULE__ (the defining module, in
 pieces), __NAME__ (the object's name, in pieces), __ANCHOR__ (an allowed module whose

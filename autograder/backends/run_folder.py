@@ -1,0 +1,111 @@
+"""A run folder: what goes in for one child and what comes back out of it. Trusted.
+
+In: `prepare_run_dir` builds a fresh folder holding exactly what the child may see: the
+harness, a copy of the implementation, the test files and their stored inputs, each as
+`audiences.share("child-<visibility>", ...)` allows; never goldens, solutions or another
+visibility's material. Out: `EventReader` reads the child's JSON-lines events file with size
+caps (MAX_EVENTS_BYTES in all, MAX_EVENTS events, MAX_EVENT_BYTES a line), and `tail` the end
+of its stderr. What the events mean, deadlines and restarts are runner.py's.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from ..assignments import GRADED_INPUTS, Assignment
+from ..audiences import share
+
+HARNESS = Path(__file__).resolve().parent.parent / "harness"
+MAX_EVENTS_BYTES = 64 * 2**20
+# What the parent takes from one child's events file; the rest is counted and cut with a note.
+MAX_EVENTS = 10_000  # events per child (a graded test needs two: start and end)
+MAX_EVENT_BYTES = 8 * 2**20  # one event's line (the largest golden store is < 1 MiB)
+TAIL_BYTES = 4000
+
+
+def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple[str, ...],
+                    inputs_base: Path | None, graded_public: bool = False) -> Path:
+    """A fresh folder with exactly what the child needs: harness, implementation copy, test
+    files, stored inputs, each as `audiences.share("child-<visibility>", ...)` allows. No
+    goldens, no solutions, nothing else. With `graded_public`, the public tests' inputs are
+    the graded input set (inputs/graded.json), placed where the published ones would be: the
+    child cannot tell which set it runs on."""
+    run = Path(tempfile.mkdtemp(prefix=f"grade-{assignment.name}-"))
+    lib = run / "lib" / "autograder"
+    (lib / "harness").mkdir(parents=True)
+    for f in sorted(HARNESS.glob("*.py")):  # the harness is one flat package
+        if any(share(f"child-{v}", f"autograder/harness/{f.name}") for v in visibilities):
+            shutil.copy2(f, lib / "harness" / f.name)
+    (lib / "__init__.py").write_text("")
+    pkg = impl_root / assignment.package
+    shutil.copytree(pkg, run / "impl" / assignment.package,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    tests = PurePosixPath("tests", assignment.name)
+    (run / "inputs").mkdir()
+    for vis in visibilities:
+        (run / "tests" / vis).mkdir(parents=True)
+        for f in assignment.test_files(vis):
+            if share(f"child-{vis}", tests / vis / f.name):
+                shutil.copy2(f, run / "tests" / vis / f.name)
+        stored = GRADED_INPUTS if graded_public and vis == "public" else vis
+        src = assignment.inputs_path(stored, inputs_base)
+        if src.exists() and share(f"child-{vis}", tests / "inputs" / f"{stored}.json"):
+            shutil.copy2(src, run / "inputs" / f"{vis}.json")
+    if assignment.common_module.exists() and any(share(f"child-{v}", tests / "common.py")
+                                                 for v in visibilities):
+        shutil.copy2(assignment.common_module, run / "tests" / "common.py")
+    (run / "tests" / "pytest.ini").write_text("[pytest]\n")
+    for d in ("work", "tmp"):
+        (run / d).mkdir()
+    return run
+
+
+class EventReader:
+    """Reads the JSON-lines events file incrementally, bounded: at most MAX_EVENTS_BYTES in
+    all, MAX_EVENTS events and MAX_EVENT_BYTES per line; bad lines are skipped. `cut` counts
+    the lines not taken (too many, too long): the parent says so, never parses them."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset, self.buffer = path, 0, b""
+        self.taken, self.cut = 0, 0
+
+    def read(self) -> list[dict]:
+        if not self.path.exists() or self.offset >= MAX_EVENTS_BYTES:
+            return []
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            chunk = f.read(MAX_EVENTS_BYTES - self.offset)
+        self.offset += len(chunk)
+        lines = (self.buffer + chunk).split(b"\n")
+        self.buffer = lines.pop()
+        if len(self.buffer) > MAX_EVENT_BYTES:  # a line still growing past the cap: drop it
+            self.buffer, self.cut = b"", self.cut + 1
+        room = MAX_EVENTS - self.taken
+        if len(lines) > room:
+            self.cut += len(lines) - max(room, 0)
+            lines = lines[:max(room, 0)]
+        events = []
+        for line in lines:
+            self.taken += 1
+            if len(line) > MAX_EVENT_BYTES:
+                self.cut += 1
+                continue
+            try:
+                event = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(event, dict) and isinstance(event.get("ev"), str):
+                events.append(event)
+        return events
+
+
+def tail(path: Path) -> str:
+    """The last TAIL_BYTES of a file the child wrote (its stderr), decoded; "" if absent."""
+    if not path.exists():
+        return ""
+    with open(path, "rb") as f:
+        f.seek(max(0, path.stat().st_size - TAIL_BYTES))
+        return f.read().decode("utf-8", "replace")

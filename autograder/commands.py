@@ -1,0 +1,319 @@
+"""What each command of `python -m autograder` does, given its parsed arguments (cli.py parses
+them): `cmd_<command>(args) -> int`, the exit status (0 done, 1 the work found a problem such
+as a failing test or a stale starter, 2 it could not run). Grading goes through
+`service.grade` / `service.check` with one `SandboxPolicy` (--isolation) and one `Placement`
+(--backend, --gpus) made here. A command that needs instructor-only modules (authoring/,
+classroom/, integrations/) imports them inside its handler, so the student release, which
+ships none of them, still imports this module. Every path is checked before any work
+(input_paths.py); printed text passes through `safe_text.visible`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from .assignments import AssignmentError, course_root, discover, load
+from .backends import Placement
+from .grading import service
+from .grading.report import render, write_instructor, write_results
+from .grading.safe_text import visible
+from .input_paths import PathError, input_folder, input_submission, output_file, output_folder
+from .sandbox import SandboxPolicy
+
+
+def make_console() -> Console:
+    """The terminal report's console: soft-wrapped (no hard line breaks) unless stdout is a
+    terminal, so a piped report keeps each path and file:line whole."""
+    return Console(soft_wrap=not sys.stdout.isatty())
+
+
+def show(grades, console: Console, title: str, **kw) -> None:
+    """The terminal report under `title`: a rule on a terminal; piped, one plain line (a rule
+    fits the title into 80 columns and would cut a long path)."""
+    if console.is_terminal:
+        render(grades, console, title=title, **kw)
+        return
+    console.print(f"── {visible(title)} ──", markup=False, highlight=False)
+    render(grades, console, **kw)
+
+
+def resolve_task(assignment, text: str | None) -> int | None:
+    """--task: a task number, or a fragment of one task's title or test file name
+    (case-insensitive). Raises AssignmentError naming the tasks when it matches none or
+    several."""
+    if text is None:
+        return None
+    if text.strip().isdigit():
+        return int(text)
+    from .grading.store import load_stores
+
+    tests = load_stores(assignment, ("public",))["public"].tests.values()
+    titles = {t.task: t.task_title for t in tests if t.task is not None}
+    needle = text.lower()
+    found = sorted({t.task for t in tests if t.task is not None
+                    and (needle in t.task_title.lower() or needle in t.file.lower())})
+    if len(found) == 1:
+        return found[0]
+    listing = "; ".join(f"{n}: {titles[n]}" for n in sorted(titles))
+    why = "matches no task" if not found else f"matches tasks {', '.join(map(str, found))}"
+    raise AssignmentError(f"--task {text!r} {why} of {assignment.name} ({listing})")
+
+
+def _policy(args: argparse.Namespace) -> SandboxPolicy:
+    return SandboxPolicy.create(getattr(args, "isolation", None))
+
+
+def _placement(args: argparse.Namespace) -> Placement:
+    return Placement(getattr(args, "backend", None) or "host", getattr(args, "gpus", None))
+
+
+def _print_warnings(results: service.Results, quiet: bool = False) -> None:
+    if results.warnings and not quiet:
+        print(visible("\n".join(results.warnings)), file=sys.stderr)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Public tests on a local implementation (default: starter/)."""
+    assignment = load(args.assignment)
+    impl = input_folder(Path(args.impl), "--impl") if args.impl else assignment.starter
+    task = resolve_task(assignment, args.task)
+    scope = f" task {task}" if task is not None else ""
+    title = f"check {assignment.name}{scope} ({impl})"
+    if getattr(args, "watch", False):
+        return _watch_check(assignment, impl, task, args, title)
+    results = service.check(assignment, impl, _policy(args), task, _placement(args))
+    _print_warnings(results)
+    show(results.grades, make_console(), title)
+    full = results.max_score > 0 and results.score == results.max_score
+    return 0 if full else 1
+
+
+def _watch_check(assignment, impl: Path, task: int | None, args, title: str) -> int:
+    """`check --watch` (autograder/watch.py): the report redrawn after every save."""
+    import threading
+
+    from .watch import live_report, python_saves, watch
+
+    folder = impl / assignment.package if (impl / assignment.package).is_dir() else impl
+    console, stop = make_console(), threading.Event()
+
+    def headline(saved: list[str]) -> str:
+        what = f"saved {', '.join(saved)}; " if saved else ""
+        return visible(f"{what}watching {folder} (Ctrl-C to stop)")
+
+    def run() -> service.Results:
+        return service.check(assignment, impl, _policy(args), task, _placement(args))
+
+    report, end = live_report(console, lambda c, r: show(r.grades, c, title), headline)
+    try:
+        return watch(run, report, python_saves(folder, stop), stop)
+    finally:
+        stop.set()
+        end()
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    """The public tests as plain pytest (no sandbox: your own code only), each failure with its
+    hint; exits with pytest's status."""
+    assignment = load(args.assignment)
+    impl = input_folder(Path(args.impl), "--impl") if args.impl else assignment.starter
+    if not (impl / assignment.package).is_dir():
+        print(f"error: no package {impl / assignment.package} (--impl: the folder holding your "
+              f"{assignment.package} package)", file=sys.stderr)
+        return 2
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+               str(assignment.tests_dir / "public"), "--impl", str(impl), *args.pytest_args]
+    return subprocess.run(command, cwd=assignment.root, check=False).returncode
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    """Check the package layout by the grader's intake rules and write the zip to upload."""
+    from .grading.submission_zip import default_zip, pack
+
+    assignment = load(args.assignment)
+    impl = input_folder(Path(args.impl), "--impl") if args.impl else assignment.starter
+    out = output_file(Path(args.out) if args.out else default_zip(assignment), "--out")
+    packed = pack(assignment, impl, out)
+    for note in packed.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if packed.path is None:
+        print("\n".join(f"error: {p}" for p in packed.problems), file=sys.stderr)
+        print("no zip written: fix the above and run submit again", file=sys.stderr)
+        return 1
+    print(f"wrote {packed.path} ({len(packed.files)} files: {', '.join(packed.files)}); "
+          f"upload it to your course's grader")
+    return 0
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    """Public + hidden tests on a submission folder or zip; writes OUT/results.json."""
+    input_submission(Path(args.submission))
+    output_folder(Path(args.out), "--out")
+    results = service.grade(Path(args.submission), [args.assignment] if args.assignment else None,
+                            _policy(args), placement=_placement(args))
+    _print_warnings(results)
+    path = write_results(Path(args.out), results.gradescope())
+    write_instructor(Path(args.out), results.instructor())
+    console = make_console()
+    show(results.grades, console, f"grade {args.submission}",
+         problems=results.warnings + results.problems)
+    console.print(f"[bold]total: {results.score:g} / {results.max_score:g}[/]  results: "
+                  f"{escape(visible(str(path)))}")
+    return 0
+
+
+def cmd_bulk(args: argparse.Namespace) -> int:
+    """Every submission in a folder, in parallel, resumable; grades.csv and a class report."""
+    from .classroom.bulk import BulkError, run_bulk
+
+    folder = input_folder(Path(args.folder), "folder")
+    with os.scandir(folder) as entries:
+        if not any(not e.name.startswith(".") for e in entries):
+            raise PathError(f"folder {folder}: empty (one submission per student expected)")
+    output_folder(Path(args.out), "--out")
+    if args.compare:
+        input_folder(Path(args.compare), "--compare")
+    try:
+        run_bulk(Path(args.folder), args.assignment, Path(args.out), args.jobs, _policy(args),
+                 force=args.force, dask=args.dask,
+                 compare=Path(args.compare) if args.compare else None,
+                 placement=_placement(args))
+    except BulkError as e:
+        print(f"error: {visible(str(e))}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_gradescope(args: argparse.Namespace) -> int:
+    """Write a Gradescope autograder zip (setup.sh, run_autograder, engine, tests, goldens)."""
+    from .integrations.gradescope import ExportError, build_zip
+
+    output_file(Path(args.out), "--out")
+    try:
+        path = build_zip(load(args.assignment), Path(args.out))
+    except ExportError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}: upload it as the assignment's autograder (Ubuntu 22.04 base image)")
+    return 0
+
+
+def cmd_goldens(args: argparse.Namespace) -> int:
+    """Regenerate inputs and goldens from solutions/ and the mutants."""
+    import time
+
+    from .authoring.goldens import GoldenError, generate
+
+    policy = _policy(args)
+    for name in args.assignments or [a.name for a in discover()]:
+        started = time.monotonic()
+        try:
+            stores = generate(load(name), policy=policy, placement=_placement(args))
+        except GoldenError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        n = len(stores["public"].tests) + len(stores["hidden"].tests)
+        m = len(stores["public"].mutants)
+        print(f"{name}: {n} tests, {m} mutants, {time.monotonic() - started:.1f} s")
+        fixed = [t for t, spec in stores.get("graded", stores["public"]).tests.items()
+                 if spec.points == 0 < stores["public"].tests[t].points]
+        if fixed:
+            print(f"  worth 0 in grade (the published goldens pass them): {', '.join(fixed)}")
+    return 0
+
+
+def cmd_examples(args: argparse.Namespace) -> int:
+    """Rebuild examples/*.zip from the current solutions, mutants and starters."""
+    from .authoring.examples import write_examples
+
+    for path in write_examples():
+        print(f"wrote {path.relative_to(course_root())}")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Grade the bundled example submissions in parallel; print one summary table (each
+    example's full report goes to OUT/<example>/report.txt)."""
+    from .authoring.demo import run_demo
+
+    for name in args.assignment:
+        load(name)  # an unknown name: AssignmentError, one line, before anything runs
+    output_folder(Path(args.out), "--out")
+    run_demo(Path(args.out), args.jobs, _policy(args), make_console(), args.assignment or None)
+    return 0
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    """Write the student release (no solutions, hidden tests, or hidden goldens)."""
+    from .authoring.release import ReleaseError, build_release
+
+    output_folder(Path(args.dest), "release folder")
+    try:
+        dest = build_release(Path(args.dest))
+    except ReleaseError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"student release written to {dest} and {dest}.tar.gz")
+    return 0
+
+
+def cmd_nbgrader(args: argparse.Namespace) -> int:
+    """Write the nbgrader course: source/<a>/<a>.ipynb per assignment and nbgrader_config.py."""
+    from .integrations.nbgrader_course import CourseError, build_course
+
+    output_folder(Path(args.out), "course folder")
+    try:
+        out = build_course(Path(args.out), args.assignments or None)
+    except (CourseError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"nbgrader course written to {out} (cd there; nbgrader generate_assignment <a>)")
+    return 0
+
+
+def cmd_selftest(args: argparse.Namespace) -> int:
+    """The course self-test for the named assignments (default: all)."""
+    from .authoring.course_selftest import run_selftest
+
+    names = args.assignments or [a.name for a in discover()]
+    policy = _policy(args)
+    placement = _placement(args)
+    return 0 if all(run_selftest(load(n), policy, placement) for n in names) else 1
+
+
+def cmd_mutation(args: argparse.Namespace) -> int:
+    """Mutation testing of solutions/ against its own graded suite (cosmic-ray operators)."""
+    from .authoring.mutation_testing.run import run_mutation
+
+    if args.report:
+        output_file(Path(args.report), "--report")
+    return run_mutation(args.assignments, args.sample, args.seed,
+                        Path(args.report) if args.report else None, args.mutant)
+
+
+def cmd_starter(args: argparse.Namespace) -> int:
+    """Generate starter/ from the marked solutions; --check only reports a stale starter."""
+    from .authoring import starter
+
+    stale = []
+    for name in args.assignments or [a.name for a in discover()]:
+        try:
+            if args.check:
+                stale += starter.stale(load(name))
+            else:
+                print(f"{name}: wrote {len(starter.write(load(name)))} files")
+        except starter.MarkerError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+    for problem in stale:
+        print(f"stale: {problem}")
+    if stale:
+        print("run `make starter`")
+    return 1 if stale else 0
