@@ -111,6 +111,16 @@ def _sum_axis1(x, c, P):  # R^{3x4} -> R^3
     return P.sum(P.exp(x * 0.3) / (1.0 + x * x), axis=1) * 2.0
 
 
+def _column(x, c, P):  # R^{4x1} -> R^{3x1}: a column input, elementwise ops on (k, 1) values
+    h = P.tanh(P.dot(c["A"], x))
+    return h * h + P.exp(h) / (1.0 + h * h) - P.sin(P.dot(c["A"], x * x))
+
+
+def _empty_branch(x, c, P):  # R^3 -> R^3 with a zero-width branch: (0,)-shaped values on the tape
+    h = P.dot(c["Z"], x)  # (0,): an empty layer, as np.dot gives it
+    return P.sin(x) * x + P.dot(c["Zt"], h * h - h / 2.0)
+
+
 LIBRARY = {
     "mlp": (_mlp, (3,), {"W1": (4, 3), "W2": (5, 4)}),
     "products": (_products, (4,), {"A": (4, 4)}),
@@ -127,6 +137,8 @@ LIBRARY = {
     "square_mat": (_square_mat, (2, 2), {"A": (2, 2)}),
     "sum_axis0": (_sum_axis0, (3, 4), {}),
     "sum_axis1": (_sum_axis1, (3, 4), {}),
+    "column": (_column, (4, 1), {"A": (3, 4)}),
+    "empty_branch": (_empty_branch, (3,), {"Z": (0, 3), "Zt": (3, 0)}),
 }
 
 
@@ -142,7 +154,7 @@ def function_case(rng, name: str, n: int | None = None) -> dict:
         if s == "ones":
             c[key] = np.ones((shape[0], shape[0]))
         else:
-            c[key] = rng.normal(scale=s[-1] ** -0.5, size=s)
+            c[key] = rng.normal(scale=max(s[-1], 1) ** -0.5, size=s)
     x = rng.uniform(-1.2, 1.2, shape)
     y = np.asarray(fn(x, c, ops_numpy()))
     return {"fn": name, "x": x, "c": c, "v": rng.normal(size=shape), "v2": rng.normal(size=shape),

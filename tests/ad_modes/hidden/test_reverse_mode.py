@@ -7,7 +7,8 @@ from autograder.harness import graded
 
 def vjp_cases(rng):
     return [function_case(rng, name) for name in
-            ("inner", "matrix_in", "sum_axis0", "sum_axis1", "products", "contract")]
+            ("inner", "matrix_in", "sum_axis0", "sum_axis1", "products", "contract",
+             "column", "empty_branch")]  # (k, 1) values; a (0,) branch (np.dot of a (0, n) matrix)
 
 
 @graded(points=4, cases=vjp_cases)

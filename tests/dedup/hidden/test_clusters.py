@@ -14,6 +14,7 @@ from common import (
 )
 
 from autograder.harness import graded
+from dedup import deduplicate, near_duplicate_clusters
 
 GAPS = [" ", "\t", "\n\n", "\u00a0", "\u2003", "\u3000"]
 
@@ -46,8 +47,39 @@ def bridge_corpus(rng):
 
 
 def mid_threshold_corpus(rng):
-    return corpus(rng, 0.5, 128, n_bridge=0, n_near=12, near=(0.8, 0.95), n_neg=8,
-                  neg=(0.05, 0.15))
+    """A corpus at threshold 0.5, plus `borderline`: documents for the defaults' observation."""
+    planted = corpus(rng, 0.5, 128, n_bridge=0, n_near=12, near=(0.8, 0.95), n_neg=8,
+                     neg=(0.05, 0.15))
+    return dict(planted, borderline=borderline_docs(rng))
+
+
+def borderline_docs(rng):
+    """Near copies just above the default threshold 0.8 (J in about [0.81, 0.85]), where the
+    S-curve of datasketch's (b, r) = (9, 13) for 128 permutations makes a pair a candidate with
+    probability ~0.45 to 0.7: two different sets of hash functions disagree on some pair."""
+    vocab = vocabulary(rng, 3000)
+    groups = []
+    for _ in range(20):
+        base = words_of(rng, vocab, int(rng.integers(60, 100)))
+        copy = edited(rng, vocab, base, float(rng.uniform(0.81, 0.85)), append=True)
+        groups.append([" ".join(base), " ".join(copy)])
+    return shuffled_corpus(rng, groups, 0.8, 128)["docs"]
+
+
+def partition(found) -> list[list[int]]:
+    """Clusters as sorted lists of ints, singletons dropped, sorted (listing singletons and the
+    order of clusters and members are free)."""
+    return sorted(c for c in (sorted(int(i) for i in cluster) for cluster in found) if len(c) > 1)
+
+
+def record_defaults(rec, docs) -> None:
+    """The defaults SPEC 5.4 states (threshold=0.8, num_perm=128, n=5, seed=1): a call without
+    them is the call with them, on pairs whose clustering depends on the hash functions."""
+    explicit = {"threshold": 0.8, "num_perm": 128, "n": 5, "seed": 1}
+    rec.exact("defaults.clusters_equal_explicit",
+              partition(near_duplicate_clusters(docs)) == partition(near_duplicate_clusters(docs, **explicit)))
+    rec.exact("defaults.deduplicate_equals_explicit",
+              [int(i) for i in deduplicate(docs)] == [int(i) for i in deduplicate(docs, **explicit)])
 
 
 @graded(points=3, cases=bridge_corpus, timeout=30)
@@ -63,3 +95,4 @@ def test_deduplicate_transitive(rec, cases):
 @graded(points=3, cases=mid_threshold_corpus, timeout=30)
 def test_near_duplicate_clusters_mid_threshold(rec, cases):
     rec.check("clusters", clusters(cases), check="clusters_match_truth")
+    record_defaults(rec, cases["borderline"])
