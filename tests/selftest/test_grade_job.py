@@ -139,3 +139,40 @@ def test_resumed_bulk_run_regrades_exactly_when_a_limit_changes(toy_env, tmp_pat
     assert all(json.loads((out / s / "grading.json").read_text())["key"] != keys[s]
                for s in first)
     assert bulk(more_files) == regraded  # and skipped again under the same limits
+
+
+def test_a_local_worker_grades_many_jobs_and_is_replaced_after_a_timeout(toy_env, tmp_path,
+                                                                         monkeypatch):
+    """classroom/workers.py: one long-lived `job --serve` process grades a thread's jobs in
+    turn (same pid); a job past its timeout kills that worker (no process left) and the next
+    job gets a fresh one; a job whose grading raises is that student's error."""
+    from autograder.classroom.workers import LocalWorkers
+
+    monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(toy_env))
+    (tmp_path / "work").mkdir()
+    jobs = {}
+    for student, source in (("alice", SOLUTION), ("bob", SOLUTION.replace("a + b", "a - b")),
+                            ("slow", "import time\ntime.sleep(600)\n" + SOLUTION)):
+        (tmp_path / student / "toy").mkdir(parents=True)
+        (tmp_path / student / "toy" / "__init__.py").write_text(source)
+        jobs[student] = a_job(submission=str(tmp_path / student), course_root=str(toy_env),
+                              work=str(tmp_path / "work"), policy=SandboxPolicy.create("none"))
+    workers = LocalWorkers()
+    try:
+        alice, error = workers(jobs["alice"])
+        assert error is None and alice["score"] == 7
+        first = workers.local.worker.proc.pid
+        bob, error = workers(jobs["bob"])
+        assert error is None and bob["score"] < 7 and workers.local.worker.proc.pid == first
+        slow = dataclasses.replace(jobs["slow"], timeout=3.0)
+        results, error = workers(slow)
+        assert results is None and error == "grading took longer than 3 s"
+        assert not os.path.exists(f"/proc/{first}")
+        again, error = workers(jobs["alice"])
+        assert error is None and again["score"] == 7 and workers.local.worker.proc.pid != first
+        broken = dataclasses.replace(jobs["alice"], assignments=("nosuch",))
+        results, error = workers(broken)
+        assert results is None and error.startswith("grading failed: "), error
+    finally:
+        workers.close()
+    assert workers.workers == []
