@@ -31,20 +31,32 @@ from distributed.comm.addressing import parse_address, parse_host_port
 from ..assignments import load
 from .executors import BulkError, course_version, run_job
 from .grade_job import GradeJob
+from .workers import LocalWorkers
 
 CONNECT_TIMEOUT = 20  # seconds to reach the scheduler and see a worker
 RESULT_SLACK = 120  # seconds a job's result may lag its own timeout (transfer, scheduling)
 
 
 def worker_job(data: dict) -> tuple[dict | None, str | None]:
-    """On a worker: the job `data` (GradeJob.to_json) rebuilt and run by run_job, after
-    checking that the worker's course has the job's version."""
+    """On a worker: the job `data` (GradeJob.to_json) rebuilt and graded by the Dask worker's
+    own long-lived grading processes (workers.LocalWorkers, kept on the worker object, so
+    their warm zygotes serve every job it runs), after checking that the worker's course has
+    the job's version. Outside a Dask worker: a one-job process (run_job)."""
     job = GradeJob.from_json(data)
     theirs = course_version([load(n, Path(job.course_root)) for n in job.assignments])
     if theirs != job.course_version:
         return None, (f"dask worker on {socket.gethostname()} has another course version "
                       f"(engine, tests or goldens differ from the bulk run's)")
-    return run_job(job)
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except ValueError:  # not on a Dask worker
+        return run_job(job)
+    pool = getattr(worker, "training_systems_graders", None)
+    if pool is None:
+        pool = worker.training_systems_graders = LocalWorkers()
+    return pool(job)
 
 
 class DaskRun:

@@ -35,7 +35,7 @@ class Worker:
     def __init__(self, job: GradeJob):
         self.key = (job.course_root, job.work)
         self.jobs = 0
-        self.stderr = tempfile.TemporaryFile(dir=job.work)
+        self.stderr = tempfile.TemporaryFile(dir=job.work if os.path.isdir(job.work) else None)
         env = {**os.environ, ROOT_VARIABLE: job.course_root, "TMPDIR": job.work}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "autograder.classroom.job", "--serve", "--parent",
