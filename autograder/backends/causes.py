@@ -15,7 +15,7 @@ from enum import Enum
 
 
 class Cause(Enum):
-    """What happened. Per test: FORBIDDEN_IMPORT (a test raised the blocker's ImportError),
+    """What happened. At intake: FORBIDDEN_USE. Per test: FORBIDDEN_IMPORT (a test raised the blocker's ImportError),
     TEST_TIMEOUT, RUN_STOPPED (the run's deadline stopped the test), CRASHED, REFUSED,
     NOT_LOADED (its file did not collect), NOT_REACHED. Per run (collection errors):
     COLLECT_ERROR, PACKAGE_IMPORT, FORBIDDEN_IMPORT (the package imports a forbidden module),
@@ -23,6 +23,7 @@ class Cause(Enum):
     (a redacted child's events or errors cut), ERRORS_CUT, EVENTS_CUT, REFUSED."""
 
     FORBIDDEN_IMPORT = "forbidden_import"
+    FORBIDDEN_USE = "forbidden_use"  # found at intake, before anything runs (grading/intake.py)
     TEST_TIMEOUT = "test_timeout"
     RUN_STOPPED = "run_stopped"
     CRASHED = "crashed"
@@ -48,7 +49,8 @@ class Why:
     collection error); `module`: the forbidden module; `limit`: seconds (a test's or the run's)
     or a count's cap; `count`: how many; `label`: how a redacted folder's tests are named;
     `last`: the child's last stderr line or output; `detail`: the child's own error text or a
-    refusal's reason; `source`: the failing import's source line."""
+    refusal's reason; `source`: the failing import's source line; `rule` and `verb`: the
+    forbidden rule a use matched and how the code uses the name ("imports", "uses")."""
 
     cause: Cause
     module: str | None = None
@@ -61,6 +63,8 @@ class Why:
     last: str | None = None
     detail: str | None = None
     source: str | None = None
+    rule: str | None = None
+    verb: str | None = None
 
     def to_json(self) -> dict:
         data = {f.name: getattr(self, f.name) for f in fields(self)

@@ -21,6 +21,10 @@ def render(why: Why) -> str:
         place = f"{why.file}, line {why.line}" if why.file is not None else "your code"
         return (f"{place} imports '{why.module}', which this assignment forbids (it would do "
                 f"the work for you)")
+    if c is Cause.FORBIDDEN_USE:
+        what = "it" if why.module == why.rule else f"'{why.rule}'"
+        return (f"{why.file}, line {why.line} {why.verb} '{why.module}', which this assignment "
+                f"forbids ({what} would do the work for you)")
     if c is Cause.TEST_TIMEOUT:
         return (f"timed out after {why.limit:g} s{_hang_site(why)} (an endless loop, or far too "
                 f"slow)")

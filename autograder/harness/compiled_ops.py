@@ -31,7 +31,7 @@ DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "AutogradCPU", "AutogradCUDA",
 def _refusal(rule: str):
     def forbidden(*args, **kwargs):
         error = ImportError(f"module '{rule}' is forbidden in this assignment")
-        error.graded_forbidden = rule  # what plugin.py reports (boot.ForbiddenFinder's field)
+        error.graded_forbidden = rule  # reported by plugin.py, as boot.py does
         raise error
     return forbidden
 
