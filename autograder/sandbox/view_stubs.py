@@ -12,8 +12,8 @@ MESSAGE = "module '{rule}' is forbidden in this assignment"
 def raise_line(rule: str) -> str:
     """The statement a stub raises with: the ImportError of MESSAGE, the rule attached as
     `graded_forbidden` (what the harness reports; its text is never parsed)."""
-    return (f"raise [e := ImportError({MESSAGE.format(rule=rule)!r}), "
-            f"setattr(e, 'graded_forbidden', {rule!r})][0]")
+    return (f"error = ImportError({MESSAGE.format(rule=rule)!r}); "
+            f"error.graded_forbidden = {rule!r}; raise error")
 
 
 def top_nodes(tree: ast.Module) -> list[ast.stmt]:
