@@ -48,7 +48,8 @@ class Why:
     where (a hang's innermost implementation frame, the import that failed, the test file of a
     collection error); `module`: the forbidden module; `limit`: seconds (a test's or the run's)
     or a count's cap; `count`: how many; `label`: how a redacted folder's tests are named;
-    `last`: the child's last stderr line or output; `detail`: the child's own error text or a
+    `last`: the child's last stderr line or output; `status`: a crashed child's exit status
+    (negative: the signal that ended it); `detail`: the child's own error text or a
     refusal's reason; `source`: the failing import's source line; `rule` and `verb`: the
     forbidden rule a use matched and how the code uses the name ("imports", "uses")."""
 
@@ -64,6 +65,7 @@ class Why:
     detail: str | None = None
     source: str | None = None
     rule: str | None = None
+    status: int | None = None
     verb: str | None = None
 
     def to_json(self) -> dict:

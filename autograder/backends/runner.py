@@ -111,6 +111,7 @@ class FolderRun:
         self.errors_of: dict[str, int] = {}  # test file -> collection errors kept from it
         self.errors_cut, self.events_cut = 0, 0
         self.restarts, self.stderr_tail = 0, ""
+        self.exit_status: int | None = None  # the last child's, when it exited by itself
         self.package_error = False  # a child said the package's own import failed
         self.paths: list[str] = []  # how each child started (the box's `paths`; cold if none)
         limit = request.run_limit()
@@ -169,7 +170,8 @@ class FolderRun:
             if in_progress is not None:
                 rec = self.records.setdefault(in_progress, TestRecord(in_progress))
                 rec.status = "timeout" if reason == "timeout" else "crashed"
-                rec.cause = _stop_cause(reason, req.test_timeout(in_progress), self.stderr_tail)
+                rec.cause = _stop_cause(reason, req.test_timeout(in_progress), self.stderr_tail,
+                                        self.exit_status)
                 if reason == "timeout":
                     self.deadline = min(self.deadline + req.test_timeout(in_progress),
                                         self.hard_deadline)
@@ -263,7 +265,8 @@ class FolderRun:
         test_deadline = None
         try:
             while True:
-                exited = proc.poll() is not None
+                self.exit_status = proc.poll()
+                exited = self.exit_status is not None
                 for ev in reader.read():
                     kind = ev["ev"]
                     if kind in ("start", "end") and accept is not None \
@@ -368,12 +371,12 @@ def _collect_cause(ev: dict, file: str) -> Why:
     return Why(Cause.COLLECT_ERROR, file=file, detail=str(ev.get("error"))[-1500:])
 
 
-def _stop_cause(reason: str, limit: float, stderr_tail: str) -> Why:
+def _stop_cause(reason: str, limit: float, stderr_tail: str, status: int | None) -> Why:
     """Why the child stopped during a test: its timeout (where it hung, from the child's last
-    stack dump), the run's deadline, or a crash (its last stderr line)."""
+    stack dump), the run's deadline, or a crash (its exit status, its last stderr line)."""
     if reason == "timeout":
         return Why(Cause.TEST_TIMEOUT, limit=limit, **(hang_site(stderr_tail) or {}))
     if reason == "run_timeout":
         return Why(Cause.RUN_STOPPED)
     last = stderr_tail.strip().splitlines()[-1:] if stderr_tail.strip() else []
-    return Why(Cause.CRASHED, last=last[0][:300] if last else None)
+    return Why(Cause.CRASHED, last=last[0][:300] if last else None, status=status)

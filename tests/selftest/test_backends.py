@@ -59,7 +59,7 @@ def test_run_result_round_trips_through_json():
                                      cause=Why(Cause.FORBIDDEN_IMPORT, module="torch"))}
     result = RunResult(records, [Why(Cause.COLLECT_ERROR, file="a.py", detail="SyntaxError"),
                                  Why(Cause.RUN_TIMEOUT, limit=60.0),
-                                 Why(Cause.CRASHED, last="Segmentation fault")],
+                                 Why(Cause.CRASHED, last="Segmentation fault", status=-11)],
                        "tail", 1, 2.25)
     again = _through_json(result)
     assert again == result

@@ -17,6 +17,7 @@ from autograder.backends.base import TestRecord as Record
 from autograder.backends.causes import Cause, Why
 from autograder.grading.cause_text import render
 from autograder.grading.judge import raised_message
+from autograder.grading.pipeline import grade_submission_root
 
 ENGINE = Path(__file__).resolve().parents[2] / "autograder"
 RENDERER = "grading/cause_text.py"
@@ -100,3 +101,18 @@ def test_a_forbidden_import_is_told_by_its_cause_not_its_text():
                                           "assignment forbids (it would do the work for you)")
     without = Record("t", "ended", "failed", text, "ImportError", where=where)
     assert raised_message(without) == f"{text}, raised in f() (pkg/a.py:3)"
+
+
+def test_a_crash_is_recorded_with_its_exit_status(toy, tmp_path):
+    """A test that kills its process: the record's cause says CRASHED with the child's exit
+    status beside its last stderr line; the student's message is the renderer's sentence."""
+    source = (toy.solutions / "toy" / "__init__.py").read_text()
+    (tmp_path / "sub" / "toy").mkdir(parents=True)
+    (tmp_path / "sub" / "toy" / "__init__.py").write_text(
+        source.replace("return a + b", "import os; os.abort()"))
+    grade = grade_submission_root(toy, tmp_path / "sub", ("public",))
+    why = grade.run.records["test_add"].cause
+    assert why.cause is Cause.CRASHED and why.status not in (None, 0), why
+    test = next(t for t in grade.tests if t.id == "test_add")
+    assert test.message == render(why) and test.message.startswith(
+        "the test process died during this test")
