@@ -15,8 +15,9 @@ from pathlib import Path
 
 from .. import backends
 from ..assignments import GRADED_INPUTS, VISIBILITIES, Assignment
-from ..backends.base import Placement, RunRequest, RunResult, TestPlan
+from ..backends.base import Placement, RunRequest, RunResult, TestPlan, TestRecord
 from ..backends.timeouts import cold_pool
+from ..grading.cause_text import render
 from ..grading.compare import decode_observed, judge_observation, plain_equal
 from ..grading.store import GoldenStore, ObservationSpec, StoreError, TestSpec, load_inputs, load_store
 from ..grading.tasks import task_table
@@ -33,16 +34,22 @@ class GoldenError(Exception):
     """Golden generation failed: the solution or a test is broken."""
 
 
+def _why(rec: TestRecord) -> str | None:
+    """What stopped a test of the solution: its cause in words, else what it raised."""
+    return render(rec.cause) if rec.cause is not None else rec.error
+
+
 def _manifest_from_run(assignment: Assignment,
                        result: RunResult) -> tuple[dict[str, GoldenStore], dict[str, dict]]:
-    problems = list(result.collect_errors)
+    problems = [render(e) for e in result.collect_errors]
     tests: dict[str, dict[str, TestSpec]] = {v: {} for v in VISIBILITIES}
     inputs: dict[str, dict] = {v: {} for v in VISIBILITIES}
     checks = assignment.checks
     task_of = task_table({v: assignment.test_files(v) for v in VISIBILITIES})
     for test_id, rec in result.records.items():
         if rec.status != "ended" or rec.outcome != "passed":
-            problems.append(f"{test_id}: the solution does not pass it ({rec.status}): {rec.error}")
+            problems.append(f"{test_id}: the solution does not pass it ({rec.status}): "
+                            f"{_why(rec)}")
             continue
         if not rec.obs:
             problems.append(f"{test_id}: a graded test must record at least one observation")
@@ -86,7 +93,7 @@ def generate(assignment: Assignment, out_base: Path | None = None, with_mutants:
                                      default_timeout=GEN_TEST_TIMEOUT,
                                      run_timeout=GEN_RUN_TIMEOUT, inputs_base=base), placement)
     if not result.records or result.collect_errors:
-        detail = "\n".join(result.collect_errors) or result.stderr_tail[-2000:]
+        detail = "\n".join(map(render, result.collect_errors)) or result.stderr_tail[-2000:]
         raise GoldenError(f"golden generation for {assignment.name} collected no graded tests "
                           f"or failed to collect:\n{detail}")
     stores, inputs = _manifest_from_run(assignment, result)
@@ -241,7 +248,7 @@ def stale_report(assignment: Assignment, policy: SandboxPolicy | None = None,
             rec = result.records[tid]
             if rec.status != "ended" or rec.outcome != "passed":
                 problems.append(f"{tid}: the solution does not pass it now ({rec.status}: "
-                                f"{rec.error})")
+                                f"{_why(rec)})")
                 continue
             observed = {o["name"]: o["value"] for o in rec.obs if isinstance(o, dict)}
             decoded = decode(inputs[tid]) if tid in inputs else None

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from ..assignments import VISIBILITIES, Assignment
 from ..sandbox import Capabilities, SandboxPolicy
+from .causes import Why
 from .timeouts import derived_timeout
 
 MODES = ("gen", "replay")
@@ -82,7 +83,7 @@ class TestRecord:
     id: str
     status: str = "not_run"  # ended | timeout | crashed | not_run | refused
     outcome: str | None = None  # passed | failed (when ended)
-    error: str | None = None
+    error: str | None = None  # the child's text of what the test raised (when ended)
     error_type: str | None = None
     error_kind: str | None = None  # the raised class's first builtin class (compare: hints)
     obs: list = field(default_factory=list)
@@ -92,20 +93,26 @@ class TestRecord:
     # the child's own clock from its start event to its end event: trust it only where the
     # child runs the course's code (golden time: timeouts.py), never to grade
     seconds: float | None = None
+    # why it failed beyond what it raised: a timeout, a crash, a refusal, a forbidden import
+    cause: Why | None = None
 
     def to_json(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        data["cause"] = self.cause.to_json() if self.cause is not None else None
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> TestRecord:
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        known = {f.name for f in fields(cls)} - {"cause"}
+        cause = data.get("cause")
+        return cls(**{k: v for k, v in data.items() if k in known},
+                   cause=Why.from_json(cause) if isinstance(cause, dict) else None)
 
 
 @dataclass
 class RunResult:
     records: dict[str, TestRecord]
-    collect_errors: list[str]
+    collect_errors: list[Why]  # what went wrong beside the tests (grading/cause_text words it)
     stderr_tail: str
     restarts: int
     wall_s: float
@@ -116,14 +123,15 @@ class RunResult:
 
     def to_json(self) -> dict:
         return {"records": {k: r.to_json() for k, r in self.records.items()},
-                "collect_errors": list(self.collect_errors), "stderr_tail": self.stderr_tail,
+                "collect_errors": [e.to_json() for e in self.collect_errors],
+                "stderr_tail": self.stderr_tail,
                 "restarts": self.restarts, "wall_s": self.wall_s, "path": self.path,
                 "package_error": self.package_error}
 
     @classmethod
     def from_json(cls, data: dict) -> RunResult:
         return cls({k: TestRecord.from_json(r) for k, r in data["records"].items()},
-                   [str(e) for e in data["collect_errors"]], str(data["stderr_tail"]),
+                   [Why.from_json(e) for e in data["collect_errors"]], str(data["stderr_tail"]),
                    int(data["restarts"]), float(data["wall_s"]), str(data.get("path", "cold")),
                    data.get("package_error") is True)
 

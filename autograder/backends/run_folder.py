@@ -4,13 +4,16 @@ In: `prepare_run_dir` builds a fresh folder holding exactly what the child may s
 harness, a copy of the implementation, the test files and their stored inputs, each as
 `audiences.share("child-<visibility>", ...)` allows; never goldens, solutions or another
 visibility's material. Out: `EventReader` reads the child's JSON-lines events file with size
-caps (MAX_EVENTS_BYTES in all, MAX_EVENTS events, MAX_EVENT_BYTES a line), and `tail` the end
-of its stderr. What the events mean, deadlines and restarts are runner.py's.
+caps (MAX_EVENTS_BYTES in all, MAX_EVENTS events, MAX_EVENT_BYTES a line), `tail` the end
+of its stderr, `hang_site` where its last stack dump says it hung and `claimed_where` a test's
+claimed raise site as bounded fields. What the events mean, deadlines and restarts are
+runner.py's.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
@@ -109,3 +112,28 @@ def tail(path: Path) -> str:
     with open(path, "rb") as f:
         f.seek(max(0, path.stat().st_size - TAIL_BYTES))
         return f.read().decode("utf-8", "replace")
+
+
+def claimed_where(data: object) -> dict | None:
+    """The child's claim of where a test raised, as plain bounded fields (or None)."""
+    if not isinstance(data, dict) or not isinstance(data.get("file"), str) \
+            or type(data.get("line")) is not int:
+        return None
+    function = data.get("function")
+    return {"function": function[:200] if isinstance(function, str) else None,
+            "file": data["file"][:200], "line": data["line"],
+            "student": data.get("student") is True}
+
+
+_DUMPED_FRAME = re.compile(r'File "[^"]*/impl/([^"]+)", line (\d+) in (\S+)')
+
+
+def hang_site(stderr_tail: str) -> dict | None:
+    """{"file", "line", "function"}: the innermost frame of the implementation in the child's
+    last stack dump (faulthandler's, which harness/plugin.py writes shortly before a test's
+    timeout), or None."""
+    dump = stderr_tail.rsplit("Timeout (", 1)  # faulthandler's header; then each thread's stack
+    match = _DUMPED_FRAME.search(dump[-1]) if len(dump) > 1 else None
+    if match is None:
+        return None
+    return {"file": match.group(1), "line": int(match.group(2)), "function": match.group(3)}

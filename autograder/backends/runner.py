@@ -11,7 +11,6 @@ points.
 from __future__ import annotations
 
 import builtins
-import re
 import shutil
 import time
 from dataclasses import replace
@@ -22,7 +21,8 @@ from ..harness.config import ChildConfig
 from ..sandbox import Capabilities, capabilities
 from . import timeouts
 from .base import BoxFactory, ChildBox, RunRequest, RunResult, TestRecord
-from .run_folder import MAX_EVENT_BYTES, MAX_EVENTS, EventReader, prepare_run_dir, tail
+from .causes import Cause, Why
+from .run_folder import EventReader, claimed_where, hang_site, prepare_run_dir, tail
 
 _BUILTIN_EXCEPTIONS = {n for n, v in vars(builtins).items()
                        if isinstance(v, type) and issubclass(v, BaseException)}
@@ -107,11 +107,12 @@ class FolderRun:
         self.remaining: list[str] | None = None if plan is None else [
             i for i in plan.ids if plan.visibility_of.get(i) in visibilities]
         self.records = {i: TestRecord(i) for i in self.remaining or []}
-        self.collect_errors: list[str] = []
+        self.collect_errors: list[Why] = []  # worded by grading/cause_text.py
         self.errors_of: dict[str, int] = {}  # test file -> collection errors kept from it
         self.errors_cut, self.events_cut = 0, 0
         self.restarts, self.stderr_tail = 0, ""
-        self.package_error: str | None = None  # the package's own import error, when seen
+        self.exit_status: int | None = None  # the last child's, when it exited by itself
+        self.package_error = False  # a child said the package's own import failed
         self.paths: list[str] = []  # how each child started (the box's `paths`; cold if none)
         limit = request.run_limit()
         self.hard_deadline = deadline + (MAX_RUN_FACTOR - 1) * limit
@@ -121,9 +122,10 @@ class FolderRun:
 
     def refuse(self, reason: str) -> FolderRun:
         """Run nothing: every test of this folder is recorded as refused for `reason`."""
+        why = Why(Cause.REFUSED, detail=reason)
         for rec in self.records.values():
-            rec.status, rec.error = "refused", reason
-        self.collect_errors.append(reason)
+            rec.status, rec.cause = "refused", why
+        self.collect_errors.append(why)
         return self
 
     def run(self) -> FolderRun:
@@ -168,8 +170,8 @@ class FolderRun:
             if in_progress is not None:
                 rec = self.records.setdefault(in_progress, TestRecord(in_progress))
                 rec.status = "timeout" if reason == "timeout" else "crashed"
-                rec.error = _crash_message(reason, req.test_timeout(in_progress),
-                                           self.stderr_tail)
+                rec.cause = _stop_cause(reason, req.test_timeout(in_progress), self.stderr_tail,
+                                        self.exit_status)
                 if reason == "timeout":
                     self.deadline = min(self.deadline + req.test_timeout(in_progress),
                                         self.hard_deadline)
@@ -187,9 +189,8 @@ class FolderRun:
             restarts_of[file] = restarts_of.get(file, 0) + 1
             dropped = [i for i in ids if self._file_of(i) == file]
             if restarts_of[file] > MAX_RESTARTS and dropped:
-                self.collect_errors.append(
-                    f"{file}: stopped after {MAX_RESTARTS} restarts (a hang or crash in each); "
-                    f"its {len(dropped)} remaining test(s) were not run")
+                self.collect_errors.append(Why(Cause.RESTARTS_EXCEEDED, file=file,
+                                               limit=MAX_RESTARTS, count=len(dropped)))
                 ids = [i for i in ids if self._file_of(i) != file]
                 if not ids:
                     return
@@ -198,37 +199,31 @@ class FolderRun:
         """One line for what the caps cut. A hidden child chose how much it wrote: the count
         would be a channel, so its line gives none."""
         if self.redact and (self.errors_cut or self.events_cut):
-            self.collect_errors.append(f"the {self.label} tests' process wrote more than the "
-                                       f"grader reads; the rest was cut")
+            self.collect_errors.append(Why(Cause.OUTPUT_CUT, label=self.label))
             return
         if self.errors_cut:
-            self.collect_errors.append(f"... {self.errors_cut:,} more collection errors cut "
-                                       f"(at most {MAX_COLLECT_ERRORS} are kept, "
-                                       f"{MAX_ERRORS_PER_FILE} per test file)")
+            self.collect_errors.append(Why(Cause.ERRORS_CUT, count=self.errors_cut))
         if self.events_cut:
-            self.collect_errors.append(f"... {self.events_cut:,} more events cut (a test process "
-                                       f"may report at most {MAX_EVENTS:,} events, each under "
-                                       f"{MAX_EVENT_BYTES // 2**20} MiB)")
+            self.collect_errors.append(Why(Cause.EVENTS_CUT, count=self.events_cut))
 
     def _file_of(self, test_id: str) -> str:
         plan = self.request.plan
         return (plan.file_of.get(test_id) if plan is not None else None) or "?"
 
     def _not_run_for_deadline(self, ids: list[str]) -> None:
-        if ids and not any(e.startswith("the whole run exceeded") for e in self.collect_errors):
+        if ids and not self._ran_out():
             self._note_stop(False, "run_timeout", ids)
+
+    def _ran_out(self) -> bool:
+        return any(e.cause is Cause.RUN_TIMEOUT for e in self.collect_errors)
 
     def _note_stop(self, finished: bool, reason: str, remaining: list[str] | None) -> None:
         if not finished and remaining and reason != "run_timeout":
-            shown = self.stderr_tail
-            self.collect_errors.append(
-                (f"the {self.label} tests' process" if self.redact else "the test process")
-                + " exited before running these tests"
-                + (f"; its last output:\n{shown[-800:]}" if shown else ""))
-        if reason == "run_timeout" and not any(
-                e.startswith("the whole run exceeded") for e in self.collect_errors):
-            limit = self.request.run_limit()
-            self.collect_errors.append(f"the whole run exceeded its {limit:g} s limit")
+            self.collect_errors.append(Why(Cause.EXITED_EARLY,
+                                           label=self.label if self.redact else None,
+                                           last=self.stderr_tail[-800:] or None))
+        if reason == "run_timeout" and not self._ran_out():
+            self.collect_errors.append(Why(Cause.RUN_TIMEOUT, limit=self.request.run_limit()))
 
     def _config(self, run: Path, events: Path, ids: list[str] | None,
                 file: str | None) -> ChildConfig:
@@ -261,7 +256,7 @@ class FolderRun:
                              [events_path], list(req.assignment.forbidden),
                              run / f"stdout-{attempt}", run / f"stderr-{attempt}")
         except Exception as e:  # noqa: BLE001 - any start failure: this child never ran
-            self.collect_errors.append(f"the sandbox could not start the test process: {e}")
+            self.collect_errors.append(Why(Cause.START_FAILED, detail=str(e)))
             return None, False, "exit"
         reader = EventReader(events_path)
         current, finished, complete, reason = None, False, False, "exit"
@@ -270,7 +265,8 @@ class FolderRun:
         test_deadline = None
         try:
             while True:
-                exited = proc.poll() is not None
+                self.exit_status = proc.poll()
+                exited = self.exit_status is not None
                 for ev in reader.read():
                     kind = ev["ev"]
                     if kind in ("start", "end") and accept is not None \
@@ -315,19 +311,17 @@ class FolderRun:
         if self.redact and "hidden" not in self.visibilities:
             # the graded public tests: the same files on the published inputs say what failed
             if ev.get("package") is True:
-                self.package_error = self.package_error or "the package does not import"
+                self.package_error = True
             return
         if self.redact:
-            message = "a hidden test file could not be collected (details hidden)"
-            if message not in self.collect_errors:
-                self.collect_errors.append(message)
+            why = Why(Cause.HIDDEN_COLLECT)
+            if why not in self.collect_errors:
+                self.collect_errors.append(why)
             return
         file = str(ev.get("file"))[:100]
-        message = str(ev.get("error"))[-1500:]
-        if ev.get("package") is not True:  # not the package's own import: name the file
-            message = f"{file}: {message}"
-        else:
-            self.package_error = self.package_error or message
+        message = _collect_cause(ev, file)
+        if message.cause is not Cause.COLLECT_ERROR:  # the package's own import
+            self.package_error = True
         if message in self.collect_errors:
             return
         if len(self.collect_errors) >= MAX_COLLECT_ERRORS \
@@ -357,41 +351,32 @@ class FolderRun:
         rec.error_kind = kind if isinstance(kind, str) and kind in _BUILTIN_EXCEPTIONS else None
         rec.obs = ev.get("obs") if isinstance(ev.get("obs"), list) else []
         rec.meta = ev.get("meta") if isinstance(ev.get("meta"), dict) else None
-        rec.where = None if self.redact else _where(ev.get("where"))
+        rec.where = None if self.redact else claimed_where(ev.get("where"))
         rec.inputs = ev.get("inputs")
+        module = ev.get("forbidden")
+        if isinstance(module, str) and rec.error_type in ("ImportError", "ModuleNotFoundError"):
+            rec.cause = Why(Cause.FORBIDDEN_IMPORT, module=module[:200])
 
 
-def _where(data: object) -> dict | None:
-    """The child's claim of where a test raised, as plain bounded fields (or None)."""
-    if not isinstance(data, dict) or not isinstance(data.get("file"), str) \
-            or type(data.get("line")) is not int:
-        return None
-    function = data.get("function")
-    return {"function": function[:200] if isinstance(function, str) else None,
-            "file": data["file"][:200], "line": data["line"],
-            "student": data.get("student") is True}
+def _collect_cause(ev: dict, file: str) -> Why:
+    """A collection error event as a cause: the package's import that a blocker refused or
+    that failed (the child's `import` site), else the test file's own error."""
+    site, module = ev.get("import"), ev.get("forbidden")
+    if isinstance(site, dict) and type(site.get("line")) is int:
+        at = {"file": str(site.get("file"))[-1500:], "line": site["line"]}
+        if isinstance(module, str):
+            return Why(Cause.FORBIDDEN_IMPORT, module=module[:200], **at)
+        return Why(Cause.PACKAGE_IMPORT, detail=str(site.get("error"))[-1500:],
+                   source=str(site.get("source") or "")[-1500:] or None, **at)
+    return Why(Cause.COLLECT_ERROR, file=file, detail=str(ev.get("error"))[-1500:])
 
 
-_DUMPED_FRAME = re.compile(r'File "[^"]*/impl/([^"]+)", line (\d+) in (\S+)')
-
-
-def _hang_location(stderr_tail: str) -> str:
-    """' in fn() (file:line)': the innermost frame of the implementation in the child's last
-    stack dump (harness/plugin.py dumps stacks shortly before a test's timeout)."""
-    dump = stderr_tail.rsplit("Timeout (", 1)  # faulthandler's header; then each thread's stack
-    match = _DUMPED_FRAME.search(dump[-1]) if len(dump) > 1 else None
-    if match is None:
-        return ""
-    function = match.group(3)
-    named = f" in {function}()" if not function.startswith("<") else ""
-    return f"{named} at {match.group(1)}:{match.group(2)}"
-
-
-def _crash_message(reason: str, limit: float, stderr_tail: str) -> str:
+def _stop_cause(reason: str, limit: float, stderr_tail: str, status: int | None) -> Why:
+    """Why the child stopped during a test: its timeout (where it hung, from the child's last
+    stack dump), the run's deadline, or a crash (its exit status, its last stderr line)."""
     if reason == "timeout":
-        return f"timed out after {limit:g} s{_hang_location(stderr_tail)} (an endless loop, or " \
-               f"far too slow)"
+        return Why(Cause.TEST_TIMEOUT, limit=limit, **(hang_site(stderr_tail) or {}))
     if reason == "run_timeout":
-        return "stopped: the whole run exceeded its time limit"
+        return Why(Cause.RUN_STOPPED)
     last = stderr_tail.strip().splitlines()[-1:] if stderr_tail.strip() else []
-    return "the test process died during this test" + (f": {last[0][:300]}" if last else "")
+    return Why(Cause.CRASHED, last=last[0][:300] if last else None, status=status)

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..assignments import Assignment
+from ..backends.causes import Cause, Why
+from .cause_text import render
 from .forbidden import forbidden_uses
 
 MAX_ZIP_ENTRIES = 2000
@@ -209,9 +211,8 @@ def syntax_problem(shown: str, e: SyntaxError) -> str:
 
 def forbidden_problem(shown: str, line: int, name: str, rule: str, verb: str = "uses") -> str:
     """The one line naming a forbidden import or use and the rule that forbids it."""
-    what = "it" if name == rule else f"'{rule}'"
-    return (f"{shown}, line {line} {verb} '{name}', which this assignment forbids ({what} "
-            f"would do the work for you)")
+    return render(Why(Cause.FORBIDDEN_USE, file=shown, line=line, module=name, rule=rule,
+                      verb=verb))
 
 
 def staging_dir() -> Path:

@@ -16,7 +16,9 @@ from typing import Any
 
 from ..assignments import Assignment
 from ..backends.base import RunResult, TestRecord
+from ..backends.causes import Cause, Why
 from ..harness.plaindata import PlainDataError, decode
+from .cause_text import NOT_RUN, render
 from .compare import judge_observation, observations, raise_site, short
 from .hints import Fit, mutant_fits, rank_across_run
 from .store import GoldenStore, TestSpec, load_stores
@@ -109,13 +111,12 @@ def _judged(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_d
     details: list[str] = []
     not_run = None
     if rec.status == "not_run" and collect_failed:
-        not_run = ("its test file could not be loaded (see the problem above: usually your "
-                   "package raised while being imported)")
+        not_run = render(Why(Cause.NOT_LOADED))
         details.append(NOT_RUN + not_run)
     elif rec.status == "not_run":
-        details.append("not run (the test process stopped before reaching it)")
+        details.append(render(Why(Cause.NOT_REACHED)))
     elif rec.status != "ended":
-        details.append(rec.error or rec.status)
+        details.append(render(rec.cause) if rec.cause is not None else rec.status)
     elif rec.outcome != "passed":
         details.append(raised_message(rec))
     failing, missing = set(), []
@@ -162,10 +163,6 @@ def capped(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     return f"{message[:limit]}\n... {len(message) - limit:,} more characters cut"
 
 
-NOT_RUN = "not run: "  # the start of a message of a test that did not run (display only)
-FORBIDDEN_MARK = "is forbidden in this assignment"
-
-
 def raised_message(rec: TestRecord) -> str:
     """A test that raised, in the student's terms: which of their functions raised, where."""
     where = rec.where if rec.where and rec.where.get("student") else None
@@ -179,11 +176,10 @@ def raised_message(rec: TestRecord) -> str:
     if rec.error_type == "NotImplementedError":
         return (f"not implemented yet: {at} still raises NotImplementedError" if at else
                 "not implemented yet (a stub still raises NotImplementedError)")
-    if rec.error_type in ("ImportError", "ModuleNotFoundError") and FORBIDDEN_MARK in error:
-        module = error.split("module ", 1)[-1].split(" ", 1)[0]
-        place = f"{where['file']}, line {where['line']}" if where else "your code"
-        return (f"{place} imports {module}, which this assignment forbids (it would do the "
-                f"work for you)")
+    if rec.cause is not None and rec.cause.cause is Cause.FORBIDDEN_IMPORT:
+        return render(Why(Cause.FORBIDDEN_IMPORT, module=rec.cause.module,
+                          file=where["file"] if where else None,
+                          line=where["line"] if where else None))
     if at:
         return f"{error}, raised in {at}"
     if rec.where:  # raised in the test itself (e.g. an assertion about your result)
@@ -224,7 +220,7 @@ def _student_message(redacted: bool, rec: TestRecord, details: list[str],
         shown = details[:6] + ([f"... and {len(details) - 6} more"] if len(details) > 6 else [])
         return "\n".join(shown)
     if rec.status == "refused":  # the grader could not keep the goldens secret
-        return f"{failed} {rec.error}"
+        return f"{failed} {render(rec.cause) if rec.cause is not None else rec.error}"
     if rec.status == "ended" and rec.outcome != "passed" and rec.error_type:
         return f"{failed} It raised {rec.error_type}."
     return failed

@@ -21,6 +21,7 @@ from .. import backends
 from ..assignments import GRADED_INPUTS, VISIBILITIES, Assignment
 from ..backends.base import Placement, RunRequest, RunResult, TestPlan, TestRecord
 from ..sandbox import SandboxPolicy
+from .cause_text import render
 from .found_instead import found_instead
 from .intake import find_package, stage, staging_dir
 from .judge import AssignmentGrade, TestResult, all_failed, dedupe, judge_run, task_stores
@@ -122,7 +123,7 @@ def grade_staged(assignment: Assignment, impl_root: Path,
         runs = [run(first)]
     checks_loader.join()
     tests = _judge_stores(assignment, first, runs[0], graded) if runs else []
-    problems = [e for r in runs for e in r.collect_errors]
+    problems = [render(e) for r in runs for e in r.collect_errors]
     failing = {t.id for t in tests if t.visibility == "public" and not t.passed
                and runs[0].records.get(t.id, TestRecord(t.id)).status != "refused"}
     if graded and failing:
@@ -132,13 +133,13 @@ def grade_staged(assignment: Assignment, impl_root: Path,
                                                    False)}
         tests = [_with_feedback(t, feedback.get(t.id)) if t.visibility == "public" else t
                  for t in tests]
-        problems = list(shown.collect_errors) + problems
+        problems = [render(e) for e in shown.collect_errors] + problems
     if "hidden" in judged and "hidden" not in first:
         # a package that does not import fails the hidden tests the same way: not started
         hidden = RunResult({}, [], "", 0, 0.0) if runs and runs[0].package_error \
             else run({"hidden": judged["hidden"]})
         runs.append(hidden)
-        problems += hidden.collect_errors
+        problems += [render(e) for e in hidden.collect_errors]
         tests += _judge_stores(assignment, {"hidden": judged["hidden"]}, hidden, graded)
     return AssignmentGrade(assignment, tests, problems=dedupe(problems),
                            wall_s=time.monotonic() - started, run=RunResult.joined(runs))

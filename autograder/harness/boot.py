@@ -47,8 +47,10 @@ class ForbiddenImportBlocker(importlib.abc.MetaPathFinder):
             return None
         if "." in rule and not self.imported_by_student():
             return None
-        raise ImportError(f"module '{fullname}' is forbidden in this assignment"
-                          + self.importer())
+        error = ImportError(f"module '{fullname}' is forbidden in this assignment"
+                            + self.importer())
+        error.graded_forbidden = fullname  # what plugin.py reports; the text is for people
+        raise error
 
     def imported_by_student(self):
         """Whether the code asking for the import (past the import machinery and a lazy

@@ -52,10 +52,11 @@ def case_seed(assignment: str, test_id: str, salt: str = "") -> int:
 IMPL_FRAME = re.compile(r"(?:^|/)impl/(\S+?):(\d+): in ")
 
 
-def package_import_error(text: str) -> str | None:
-    """A test file's collection error caused by importing the implementation, in the
-    student's terms (their file and line, the error, the source line); None when the
-    traceback never enters the implementation (the run folder keeps it under impl/)."""
+def package_import_site(text: str) -> dict | None:
+    """Where a test file's collection error entered the implementation (the traceback's
+    innermost frame under impl/), as plain fields: {"file", "line", "error" (the last error
+    line), "source" (that frame's source line)}; None when the traceback never enters it. The
+    parent words it (backends/causes.py, grading/cause_text.py)."""
     lines = text.splitlines()
     frames = [(i, m) for i, line in enumerate(lines) if (m := IMPL_FRAME.search(line))]
     errors = [line[4:].strip() for line in lines if line.startswith("E   ")]
@@ -63,12 +64,15 @@ def package_import_error(text: str) -> str | None:
         return None
     i, match = frames[-1]
     source = lines[i + 1].strip() if i + 1 < len(lines) else ""
-    forbidden = re.search(r"module '([^']+)' is forbidden in this assignment", errors[-1])
-    if forbidden:
-        return (f"{match.group(1)}, line {match.group(2)} imports '{forbidden.group(1)}', which "
-                f"this assignment forbids (it would do the work for you)")
-    return (f"importing your package failed: {errors[-1]} ({match.group(1)}:{match.group(2)})"
-            + (f"\n    {source}" if source else ""))
+    return {"file": match.group(1)[-MAX_ERROR_CHARS:], "line": int(match.group(2)),
+            "error": errors[-1][-MAX_ERROR_CHARS:], "source": source[-MAX_ERROR_CHARS:]}
+
+
+def forbidden_module(error: BaseException | None) -> str | None:
+    """The module a forbidden-import blocker refused (its `graded_forbidden`: boot.py's
+    finder, compiled_ops.py, the view's stubs), or None."""
+    module = getattr(error, "graded_forbidden", None)
+    return module[:200] if isinstance(module, str) else None
 
 
 def reported_where(error: BaseException) -> dict | None:
@@ -111,6 +115,8 @@ class RecordingPlugin:
         self.error_types: dict[str, str] = {}
         self.error_kinds: dict[str, str] = {}  # the first builtin class (hints match on it)
         self.wheres: dict[str, dict] = {}
+        self.forbidden: dict[str, str] = {}  # test id -> the module a blocker refused it
+        self.collect_forbidden: dict[str, str] = {}  # collect report's node id -> the same
         self.started: dict[str, float] = {}  # test id -> perf_counter at its start event
         # the child's real stderr (pytest captures fd 2 during tests): where hang dumps go
         self.stderr_fd = os.dup(2) if config is not None and config.timeouts else None
@@ -153,12 +159,24 @@ class RecordingPlugin:
             keep.reverse()  # golden time: the reference timed in the other order too
         items[:] = keep
 
+    def pytest_exception_interact(self, node: pytest.Item | pytest.Collector,
+                                  call: pytest.CallInfo, report: pytest.CollectReport) -> None:
+        """A collection error's exception (pytest calls this before pytest_collectreport): a
+        forbidden import is kept for that report (pytest's CollectError is raised from it)."""
+        if isinstance(node, pytest.Collector) and call.excinfo is not None:
+            error = call.excinfo.value
+            module = forbidden_module(error) or forbidden_module(error.__cause__)
+            if module is not None:
+                self.collect_forbidden[report.nodeid] = module
+
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             text = str(report.longreprtext)
-            own = package_import_error(text)
+            site = package_import_site(text)
+            forbidden = self.collect_forbidden.pop(report.nodeid, None)
             self.emit({"ev": "collect_error", "file": Path(str(report.fspath)).name,
-                       "error": (own or text)[-MAX_ERROR_CHARS:], "package": own is not None})
+                       "error": text[-MAX_ERROR_CHARS:], "package": site is not None,
+                       "import": site, "forbidden": forbidden if site else None})
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -184,6 +202,8 @@ class RecordingPlugin:
                 self.errors[spec.id] = excinfo.exconly()[:MAX_ERROR_CHARS]
                 self.error_types[spec.id] = excinfo.typename
                 self.error_kinds[spec.id] = exception_kind(excinfo.value)
+                if (module := forbidden_module(excinfo.value)) is not None:
+                    self.forbidden[spec.id] = module
                 where = reported_where(excinfo.value) or self.locate(excinfo.traceback)
                 if where is not None:
                     self.wheres[spec.id] = where
@@ -219,7 +239,7 @@ class RecordingPlugin:
                  "outcome": "failed" if spec.id in self.errors else "passed",
                  "error": self.errors.get(spec.id), "error_type": self.error_types.get(spec.id),
                  "error_kind": self.error_kinds.get(spec.id),
-                 "where": self.wheres.get(spec.id),
+                 "where": self.wheres.get(spec.id), "forbidden": self.forbidden.get(spec.id),
                  "obs": rec.observations if rec else []}
         if spec.id in self.started:  # wall seconds from start to end (golden time: timeouts)
             event["seconds"] = time.perf_counter() - self.started.pop(spec.id)

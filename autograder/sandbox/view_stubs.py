@@ -9,6 +9,13 @@ import ast
 MESSAGE = "module '{rule}' is forbidden in this assignment"
 
 
+def raise_line(rule: str) -> str:
+    """The statement a stub raises with: the ImportError of MESSAGE, the rule attached as
+    `graded_forbidden` (what the harness reports; its text is never parsed)."""
+    return (f"error = ImportError({MESSAGE.format(rule=rule)!r}); "
+            f"error.graded_forbidden = {rule!r}; raise error")
+
+
 def top_nodes(tree: ast.Module) -> list[ast.stmt]:
     """Top-level statements, those inside top-level `if`/`try` blocks included."""
     out: list[ast.stmt] = []
@@ -29,16 +36,16 @@ DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def stub_source(name: str, rule: str, is_class: bool) -> str:
-    message = MESSAGE.format(rule=rule)
+    message, raising = MESSAGE.format(rule=rule), raise_line(rule)
     if not is_class:
         return (f"def {name}(*args, **kwargs):\n"
-                f"    raise ImportError({message!r})\n")
+                f"    {raising}\n")
     return (f"class {name}:\n"
             f"    \"\"\"Removed: {message}.\"\"\"\n\n"
             f"    def __init_subclass__(cls, **kwargs):\n"
-            f"        raise ImportError({message!r})\n\n"
+            f"        {raising}\n\n"
             f"    def __new__(cls, *args, **kwargs):\n"
-            f"        raise ImportError({message!r})\n\n"
+            f"        {raising}\n\n"
             f"    def __class_getitem__(cls, item):\n"
             f"        return cls\n")
 
@@ -97,4 +104,4 @@ def with_private_helpers(tree: ast.Module, names: dict[str, str]) -> dict[str, s
 
 
 def masked_text(rule: str) -> str:
-    return f"raise ImportError({MESSAGE.format(rule=rule)!r})\n"
+    return f"{raise_line(rule)}\n"

@@ -172,7 +172,8 @@ class Battery:
             where = ([f for f in frames if "site-packages" not in f.filename] or frames)[-1]
             out = {"raised": exception_kind(e), "message": f"{str(e)[:300]} (at "
                    f"{os.path.basename(where.filename)}:{where.lineno})",
-                   "where": student_where(e, os.path.dirname(sys.modules["ddp"].__file__))}
+                   "where": student_where(e, os.path.dirname(sys.modules["ddp"].__file__)),
+                   "forbidden": getattr(e, "graded_forbidden", None)}  # the blocker's module
         path = _result_path(workdir, rank, name)
         with open(path + ".tmp", "wb") as f:
             pickle.dump(out, f)
@@ -267,13 +268,14 @@ class Battery:
         exception it raised (None), then its values; then re-raise the first rank's exception,
         so that its message reaches the report, with the student frame it raised in (the rank's
         `where`: the report names that function, file and line)."""
-        errors, where = [], None
+        errors, where, forbidden = [], None, []
         for rank, out in enumerate(self.run(cases)):
             section = out[name]
             rec.exact(f"{prefix}rank{rank}.raised", section["raised"])
             if section["raised"]:
                 errors.append(f"rank {rank}: {section['raised']}: {section['message']}")
                 where = where or section.get("where")
+                forbidden.append(section.get("forbidden"))
             for key, value in section.get("values", {}).items():
                 if isinstance(value, np.ndarray) and value.dtype.kind == "f":
                     # contract: the tests' model is float64 (Net.double()) and SPEC 5.6 fixes
@@ -290,6 +292,8 @@ class Battery:
             except Exception:  # noqa: BLE001 - a builtin with a special signature
                 error = RuntimeError("; ".join(errors))
             error.graded_where = where
+            if kind is ImportError and isinstance(forbidden[0], str):
+                error.graded_forbidden = forbidden[0]  # a forbidden import, as the child's own
             raise error
 
 

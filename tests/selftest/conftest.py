@@ -71,7 +71,7 @@ def engine():
 # marked `docker`.
 FAST_FILES = frozenset({"test_engine.py", "test_sandbox.py", "test_backends.py",
                         "test_layout.py", "test_audiences.py", "test_exception_kind.py",
-                        "test_cli.py"})
+                        "test_cli.py", "test_causes.py"})
 FAST_ASSIGNMENT = "minigrad"
 
 

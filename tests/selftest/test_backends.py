@@ -23,6 +23,7 @@ from autograder.assignments import load
 from autograder.authoring import goldens
 from autograder.backends import base
 from autograder.backends.base import Placement, RunRequest, RunResult
+from autograder.backends.causes import Cause, Why
 from autograder.grading import store
 from autograder.harness.config import ChildConfig
 from autograder.sandbox import Limits, SandboxPolicy
@@ -52,9 +53,18 @@ def test_run_result_round_trips_through_json():
                                 meta={"points": 2}, inputs={"x": [1, 2]},
                                 where={"function": "f", "file": "a.py", "line": 3,
                                        "student": True}),
-               "t2": base.TestRecord("t2", "timeout", error="timed out after 3 s")}
-    result = RunResult(records, ["a.py: SyntaxError"], "tail", 1, 2.25)
-    assert _through_json(result) == result
+               "t2": base.TestRecord("t2", "timeout", cause=Why(
+                   Cause.TEST_TIMEOUT, limit=3.0, file="a.py", line=4, function="f")),
+               "t3": base.TestRecord("t3", "ended", "failed", error="ImportError: no",
+                                     error_type="ImportError",
+                                     cause=Why(Cause.FORBIDDEN_IMPORT, module="torch"))}
+    result = RunResult(records, [Why(Cause.COLLECT_ERROR, file="a.py", detail="SyntaxError"),
+                                 Why(Cause.RUN_TIMEOUT, limit=60.0),
+                                 Why(Cause.CRASHED, last="Segmentation fault", status=-11)],
+                       "tail", 1, 2.25)
+    again = _through_json(result)
+    assert again == result
+    assert again.records["t2"].cause.cause is Cause.TEST_TIMEOUT  # a member, not its name
 
 
 def test_request_refuses_an_unknown_mode(toy):

@@ -21,7 +21,9 @@ from autograder.authoring.goldens import _manifest_differences, _timed
 from autograder.authoring.starter import without_markers
 from autograder.backends import base, runner, timeouts
 from autograder.backends.base import RunRequest, RunResult
+from autograder.backends.causes import Cause
 from autograder.backends.timeouts import FLOOR_S, MAX_SLOWDOWN, MULTIPLE, cold_pool, derived_timeout
+from autograder.grading.cause_text import render
 from autograder.grading.pipeline import grade_submission_root
 from autograder.grading.store import GoldenStore, load_store, load_stores
 from autograder.sandbox import SandboxPolicy
@@ -86,7 +88,10 @@ def test_a_hang_in_exp_costs_the_limit_the_goldens_give_each_test(tmp_path, monk
             continue
         limit = limit_from_goldens(store, test.id, minigrad.test_timeout)
         assert limit < minigrad.test_timeout  # derived, not the default
-        assert grade.run.records[test.id].error.startswith(
+        why = grade.run.records[test.id].cause
+        assert (why.cause, why.function, why.file) == (
+            Cause.TEST_TIMEOUT, "exp", "minigrad/engine.py"), test.id
+        assert render(why).startswith(
             f"timed out after {limit:g} s in exp() at minigrad/engine.py:{line} "), test.id
         assert test.points == 0
 
@@ -109,7 +114,8 @@ def test_the_child_cannot_lengthen_its_own_limit(toy, tmp_path):
     assert limit < toy.test_timeout
     record = grade.run.records["test_add"]
     assert record.status == "timeout"
-    assert re.match(rf"timed out after {limit:g} s in add\(\)", record.error), record.error
+    assert record.cause.cause is Cause.TEST_TIMEOUT and record.cause.limit == limit
+    assert re.match(rf"timed out after {limit:g} s in add\(\)", render(record.cause))
 
 
 def test_goldens_store_a_timing_for_every_test(toy):
