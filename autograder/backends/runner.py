@@ -265,8 +265,10 @@ class FolderRun:
         test_deadline = None
         try:
             while True:
-                self.exit_status = proc.poll()
-                exited = self.exit_status is not None
+                status = proc.poll()
+                exited = status is not None
+                # a warm child is the zygote's, not ours: its status is not known here
+                self.exit_status = status if getattr(proc, "status_known", True) else None
                 for ev in reader.read():
                     kind = ev["ev"]
                     if kind in ("start", "end") and accept is not None \

@@ -122,7 +122,10 @@ class Zygote:
 
 
 class WarmChild:
-    """A fork of the zygote (its own session) and the holder whose sandbox it entered."""
+    """A fork of the zygote (its own session) and the holder whose sandbox it entered. Its
+    exit status is the zygote's to read: `poll` says only whether it ended."""
+
+    status_known = False
 
     def __init__(self, pid: int, pidfd: int):
         self.pid, self.pidfd = pid, pidfd

@@ -103,9 +103,11 @@ def test_a_forbidden_import_is_told_by_its_cause_not_its_text():
     assert raised_message(without) == f"{text}, raised in f() (pkg/a.py:3)"
 
 
-def test_a_crash_is_recorded_with_its_exit_status(toy, tmp_path):
+def test_a_crash_is_recorded_with_its_exit_status(toy, tmp_path, monkeypatch):
     """A test that kills its process: the record's cause says CRASHED with the child's exit
-    status beside its last stderr line; the student's message is the renderer's sentence."""
+    status beside its last stderr line (a cold child's: a warm child is the zygote's, whose
+    status the grader does not see); the student's message is the renderer's sentence."""
+    monkeypatch.setenv("TRAINING_SYSTEMS_WARM", "0")
     source = (toy.solutions / "toy" / "__init__.py").read_text()
     (tmp_path / "sub" / "toy").mkdir(parents=True)
     (tmp_path / "sub" / "toy" / "__init__.py").write_text(
