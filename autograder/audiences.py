@@ -59,7 +59,7 @@ INSTRUCTOR_TOP = frozenset({"solutions", "examples", "bench", "docs", "docker", 
 # Instructor scripts and write-ups anywhere under tests/ or assignments/: they import
 # solutions/, read hidden goldens, or quote reference lines.
 INSTRUCTOR_NAMES = ("crosscheck_", "make_plots.py", "make_tables.py", "handout_blocks.py",
-                    "EQUIVALENT_MUTANTS.md", "mutation_report.md")
+                    "EQUIVALENT_MUTANTS.md", "mutation_report.md", "mutation_report.json")
 
 
 def instructor_only(path: PurePosixPath) -> bool:

@@ -137,7 +137,7 @@ def test_runs_with_different_seeds_accumulate_over_a_report_in_the_previous_form
     assert "--sample 2 --seed 0" in text and "--sample 2 --seed 1" in text
     # a stored mutant that is no longer generated is dropped and said; one graded again counts once
     d["mutants"]["__init__.py::gone: x => y"] = {"status": "killed", "seed": 0, "date": None}
-    report.write_text(f"<!-- mutation-data {json.dumps({'toy': d})} -->\n")
+    report.with_suffix(".json").write_text(json.dumps({"toy": d}))  # the data beside the report
     capsys.readouterr()
     mutation_run.run_mutation(["toy"], report=report, only=seed1[:1])
     assert "dropped (no longer generated): __init__.py::gone: x => y" in capsys.readouterr().out
@@ -145,6 +145,7 @@ def test_runs_with_different_seeds_accumulate_over_a_report_in_the_previous_form
     assert set(d["mutants"]) == set(seed0) | set(seed1) and len(d["runs"]) == 3
     assert d["dropped"] == ["__init__.py::gone: x => y"]
     assert "no longer generated" in report.read_text()
+    assert "mutation-data" not in report.read_text()  # the Markdown holds no data
 
 
 def test_readme_table_is_the_reports():

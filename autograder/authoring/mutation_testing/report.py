@@ -1,6 +1,6 @@
-"""tests/mutation_report.md: one accumulated summary per assignment (plain data kept in the
-report itself, see accumulate.py), rendered as Markdown, and README's mutation table rendered
-from the same summaries."""
+"""tests/mutation_report.md: one accumulated summary per assignment, rendered as Markdown from
+its data, which lives beside it in tests/mutation_report.json (`data_path`; accumulate.py says
+what it holds), and README's mutation table rendered from the same summaries."""
 
 from __future__ import annotations
 
@@ -17,13 +17,21 @@ README_START, README_END = "<!-- mutation:start -->", "<!-- mutation:end -->"
 _DATA = re.compile(r"<!-- mutation-data (\{.*\}) -->", re.DOTALL)
 
 
+def data_path(report: Path) -> Path:
+    """Where a report's data lives: beside it, the same name with .json."""
+    return report.with_suffix(".json")
+
+
 def previous_summaries(path: Path) -> dict[str, dict]:
-    """The per-assignment data of an existing report, in whichever format it was written (see
-    accumulate.upgrade for the previous one); {} when there is none."""
-    if not path.exists():
-        return {}
-    match = _DATA.search(path.read_text(encoding="utf-8"))
+    """The per-assignment data of the report at `path`: its JSON file, or, for a report written
+    before the data moved there, the data embedded in the Markdown (whichever summary format
+    it holds: accumulate.upgrade reads the oldest); {} when there is none."""
     try:
+        if data_path(path).exists():
+            return json.loads(data_path(path).read_text(encoding="utf-8"))
+        if not path.exists():
+            return {}
+        match = _DATA.search(path.read_text(encoding="utf-8"))
         return json.loads(match[1]) if match else {}
     except ValueError:
         return {}
@@ -86,10 +94,10 @@ def render_report(summaries: list[dict]) -> str:
         if d.get("stale_equivalents"):
             lines += ["", "Listed as equivalent but no longer generated (edit the list):"]
             lines += [f"- `{k}`" for k in d["stale_equivalents"]]
-    return "\n".join(lines) + f"\n\n<!-- mutation-data {_data(summaries)} -->\n"
+    return "\n".join(lines) + "\n"
 
 
-def _data(summaries: list[dict]) -> str:
+def report_data(summaries: list[dict]) -> str:
     """The summaries as JSON, one line per assignment's fields and one per graded mutant."""
     parts = []
     for d in summaries:

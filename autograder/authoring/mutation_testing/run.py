@@ -10,7 +10,7 @@ from ...assignments import Assignment
 from . import TARGET_SCORE, MutationError, equivalent_mutants, run_assignment
 from .accumulate import command_sample, figures, is_old, merge, reclassified, upgrade
 from .generation import generate, sample
-from .report import previous_summaries, render_report, report_path, with_readme_table
+from .report import data_path, previous_summaries, render_report, report_data, report_path, with_readme_table
 
 
 def _command(name: str, n: int | None, seed: int, only: list[str] | None) -> str:
@@ -46,6 +46,7 @@ def write_report(path: Path, summaries: dict[str, dict], present: dict[str, Assi
     ordered = sorted(summaries.values(), key=lambda d: order.index(d["assignment"])
                      if d["assignment"] in order else len(order))
     path.write_text(render_report(ordered), encoding="utf-8")
+    data_path(path).write_text(report_data(ordered) + "\n", encoding="utf-8")
     readme = course_root() / "README.md"
     if path.resolve() == report_path(course_root()).resolve() and readme.exists():
         text = readme.read_text(encoding="utf-8")
