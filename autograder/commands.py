@@ -112,11 +112,21 @@ def _watch_check(assignment, impl: Path, task: int | None, args, title: str) -> 
         return service.check(assignment, impl, _policy(args), task, _placement(args))
 
     report, end = live_report(console, lambda c, r: show(r.grades, c, title), headline)
+    status = 1
     try:
-        return watch(run, report, python_saves(folder, stop), stop)
+        status = watch(run, report, python_saves(folder, stop), stop)
     finally:
         stop.set()
         end()
+        # leave at once: the zygotes are closed here, and no interpreter teardown waits on
+        # the inotify thread (a watcher still inside it at teardown hangs or crashes it)
+        from .backends import host
+
+        if host.BACKEND.zygotes is not None:
+            host.BACKEND.zygotes.close()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
 
 
 def cmd_test(args: argparse.Namespace) -> int:

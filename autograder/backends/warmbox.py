@@ -5,8 +5,7 @@ that enters the sandbox bubblewrap builds for it, instead of a fresh `python -I 
 Per child, `WarmBox` starts the whole cold chain (the same `RunSandbox.command`: cgroup,
 rlimits, bwrap with the same mounts, masks and namespaces, the slot uid) around a tiny holder
 (`sleep`) instead of python, opens the holder's namespaces and root, and hands them with the
-child's stdout/stderr to the zygote, whose fork joins the cgroup, applies the rlimits, enters
-the namespaces, chroots to the holder's root, drops to the slot uid and runs boot. Killing the
+child's stdout/stderr to the zygote, whose fork enters the sandbox (zygote.py). Killing the
 holder tears its namespaces down; `after_child` kills the cgroup and the uid as the cold path
 does. The zygote is one per (assignment, grader process), started on first use, recycled after
 MAX_FORKS forks; it imports what `preload.preload_list` names (never the assignment's package,

@@ -72,7 +72,7 @@ def test_check_watch_redraws_after_a_save_and_stops_on_ctrl_c(tmp_path):
         shown = _wait_for(out, "minigrad: 69 / 69")
         assert "saved " in shown.split("minigrad: 0 / ")[1]
         os.killpg(proc.pid, signal.SIGINT)
-        assert proc.wait(timeout=30) == 130
+        assert proc.wait(timeout=90) == 130
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
