@@ -27,6 +27,7 @@ MAX_EVENTS_BYTES = 64 * 2**20
 MAX_EVENTS = 10_000  # events per child (a graded test needs two: start and end)
 MAX_EVENT_BYTES = 8 * 2**20  # one event's line (the largest golden store is < 1 MiB)
 TAIL_BYTES = 4000
+DUMP_WINDOW_BYTES = 64_000  # where hang_site looks: a stack dump of 100 deep frames fits
 
 
 def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple[str, ...],
@@ -105,12 +106,12 @@ class EventReader:
         return events
 
 
-def tail(path: Path) -> str:
-    """The last TAIL_BYTES of a file the child wrote (its stderr), decoded; "" if absent."""
+def tail(path: Path, size: int = TAIL_BYTES) -> str:
+    """The last `size` bytes of a file the child wrote (its stderr), decoded; "" if absent."""
     if not path.exists():
         return ""
     with open(path, "rb") as f:
-        f.seek(max(0, path.stat().st_size - TAIL_BYTES))
+        f.seek(max(0, path.stat().st_size - size))
         return f.read().decode("utf-8", "replace")
 
 

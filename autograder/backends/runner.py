@@ -22,7 +22,8 @@ from ..sandbox import Capabilities, capabilities
 from . import timeouts
 from .base import BoxFactory, ChildBox, RunRequest, RunResult, TestRecord
 from .causes import Cause, Why
-from .run_folder import EventReader, claimed_where, hang_site, prepare_run_dir, tail
+from .run_folder import (DUMP_WINDOW_BYTES, TAIL_BYTES, EventReader, claimed_where, hang_site,
+                         prepare_run_dir, tail)
 
 _BUILTIN_EXCEPTIONS = {n for n, v in vars(builtins).items()
                        if isinstance(v, type) and issubclass(v, BaseException)}
@@ -161,8 +162,8 @@ class FolderRun:
         attempt = 0
         while True:
             in_progress, finished, reason = self._child(box, run, attempt, ids, None)
-            stderr_tail = tail(run / f"stderr-{attempt}")
-            self.stderr_tail = "" if self.redact else stderr_tail
+            window = "" if self.redact else tail(run / f"stderr-{attempt}", DUMP_WINDOW_BYTES)
+            self.stderr_tail = window[-TAIL_BYTES:]
             if not req.keep:  # what a child wrote is read; free the disk at once
                 for name in (f"stdout-{attempt}", f"stderr-{attempt}", f"events-{attempt}.jsonl"):
                     (run / name).unlink(missing_ok=True)
@@ -170,7 +171,7 @@ class FolderRun:
             if in_progress is not None:
                 rec = self.records.setdefault(in_progress, TestRecord(in_progress))
                 rec.status = "timeout" if reason == "timeout" else "crashed"
-                rec.cause = _stop_cause(reason, req.test_timeout(in_progress), self.stderr_tail,
+                rec.cause = _stop_cause(reason, req.test_timeout(in_progress), window,
                                         self.exit_status)
                 if reason == "timeout":
                     self.deadline = min(self.deadline + req.test_timeout(in_progress),
@@ -375,7 +376,8 @@ def _collect_cause(ev: dict, file: str) -> Why:
 
 def _stop_cause(reason: str, limit: float, stderr_tail: str, status: int | None) -> Why:
     """Why the child stopped during a test: its timeout (where it hung, from the child's last
-    stack dump), the run's deadline, or a crash (its exit status, its last stderr line)."""
+    stack dump, which `stderr_tail` must hold whole: DUMP_WINDOW_BYTES), the run's deadline,
+    or a crash (its exit status, its last stderr line)."""
     if reason == "timeout":
         return Why(Cause.TEST_TIMEOUT, limit=limit, **(hang_site(stderr_tail) or {}))
     if reason == "run_timeout":

@@ -96,6 +96,24 @@ def test_a_hang_in_exp_costs_the_limit_the_goldens_give_each_test(tmp_path, monk
         assert test.points == 0
 
 
+def test_a_hang_deep_in_a_recursion_is_still_located(toy, tmp_path):
+    """The hang sits under 150 recursive calls: the child's stack dump (100 frames of long
+    paths) is far longer than the stderr tail a crash message shows, and the parent still
+    reads where it hung from the dump's start."""
+    deep = ("def _deep(n):\n"
+            "    if n == 0:\n"
+            "        while True: pass\n"
+            "    return _deep(n - 1)\n\n\n")
+    source = deep + TOY_SOLUTION.replace("return a + b", "return _deep(150)")
+    (tmp_path / "sub" / "toy").mkdir(parents=True)
+    (tmp_path / "sub" / "toy" / "__init__.py").write_text(source)
+    grade = grade_submission_root(toy, tmp_path / "sub", ("public",))
+    record = grade.run.records["test_add"]
+    assert record.status == "timeout"
+    assert (record.cause.function, record.cause.file, record.cause.line) == (
+        "_deep", "toy/__init__.py", 3)
+
+
 def test_the_child_cannot_lengthen_its_own_limit(toy, tmp_path):
     """The child rewrites its own config (the copy of its limits it was given) at import and
     hangs: the parent still stops it at the limit from the goldens."""
