@@ -3,8 +3,8 @@ release,nbgrader,demo,selftest,mutation,starter}`. Every path is checked before 
 (input_paths.py): a bad one is one line naming it and exit 2.
 
 This module only parses arguments: `build_parser` holds every command's options and `main`
-runs the chosen handler of commands.py (which grades through `service.grade` /
-`service.check`, with one `SandboxPolicy` from --isolation and one `Placement` from --backend
+runs the chosen handler of commands.py (which grades through `pipeline.grade` /
+`pipeline.check`, with one `SandboxPolicy` from --isolation and one `Placement` from --backend
 and --gpus) and turns an error a user can act on into one line and exit 2. A command is
 offered only where the engine modules it runs are installed (NEEDS): the student release ships
 the engine for `check` and `test` alone (autograder/audiences.py), so its CLI lists only those

@@ -1,7 +1,7 @@
 """What each command of `python -m autograder` does, given its parsed arguments (cli.py parses
 them): `cmd_<command>(args) -> int`, the exit status (0 done, 1 the work found a problem such
 as a failing test or a stale starter, 2 it could not run). Grading goes through
-`service.grade` / `service.check` with one `SandboxPolicy` (--isolation) and one `Placement`
+`pipeline.grade` / `pipeline.check` with one `SandboxPolicy` (--isolation) and one `Placement`
 (--backend, --gpus) made here. A command that needs instructor-only modules (authoring/,
 classroom/, integrations/) imports them inside its handler, so the student release, which
 ships none of them, still imports this module. Every path is checked before any work
@@ -21,8 +21,8 @@ from rich.markup import escape
 
 from .assignments import AssignmentError, course_root, discover, load
 from .backends import Placement
-from .grading import service
-from .grading.report import render, write_instructor, write_results
+from .grading import pipeline
+from .grading.report import render, write
 from .grading.safe_text import visible
 from .input_paths import PathError, input_folder, input_submission, output_file, output_folder
 from .sandbox import SandboxPolicy
@@ -74,7 +74,7 @@ def _placement(args: argparse.Namespace) -> Placement:
     return Placement(getattr(args, "backend", None) or "host", getattr(args, "gpus", None))
 
 
-def _print_warnings(results: service.Results, quiet: bool = False) -> None:
+def _print_warnings(results: pipeline.Results, quiet: bool = False) -> None:
     if results.warnings and not quiet:
         print(visible("\n".join(results.warnings)), file=sys.stderr)
 
@@ -88,7 +88,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     title = f"check {assignment.name}{scope} ({impl})"
     if getattr(args, "watch", False):
         return _watch_check(assignment, impl, task, args, title)
-    results = service.check(assignment, impl, _policy(args), task, _placement(args))
+    results = pipeline.check(assignment, impl, _policy(args), task, _placement(args))
     _print_warnings(results)
     show(results.grades, make_console(), title)
     full = results.max_score > 0 and results.score == results.max_score
@@ -108,8 +108,8 @@ def _watch_check(assignment, impl: Path, task: int | None, args, title: str) -> 
         what = f"saved {', '.join(saved)}; " if saved else ""
         return visible(f"{what}watching {folder} (Ctrl-C to stop)")
 
-    def run() -> service.Results:
-        return service.check(assignment, impl, _policy(args), task, _placement(args))
+    def run() -> pipeline.Results:
+        return pipeline.check(assignment, impl, _policy(args), task, _placement(args))
 
     report, end = live_report(console, lambda c, r: show(r.grades, c, title), headline)
     status = 1
@@ -166,11 +166,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
     """Public + hidden tests on a submission folder or zip; writes OUT/results.json."""
     input_submission(Path(args.submission))
     output_folder(Path(args.out), "--out")
-    results = service.grade(Path(args.submission), [args.assignment] if args.assignment else None,
+    results = pipeline.grade(Path(args.submission), [args.assignment] if args.assignment else None,
                             _policy(args), placement=_placement(args))
     _print_warnings(results)
-    path = write_results(Path(args.out), results.gradescope())
-    write_instructor(Path(args.out), results.instructor())
+    path = write(Path(args.out), results)
     console = make_console()
     show(results.grades, console, f"grade {args.submission}",
          problems=results.warnings + results.problems)

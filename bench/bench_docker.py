@@ -31,23 +31,23 @@ ASSIGNMENT = "minigrad"
 
 
 def _median_grade(placement: Placement) -> float:
-    from autograder.grading import service
+    from autograder.grading import pipeline
 
     times = []
     for _ in range(REPEATS):
         started = time.monotonic()
-        service.grade(SUBMISSION, [ASSIGNMENT], SandboxPolicy.create("auto"),
+        pipeline.grade(SUBMISSION, [ASSIGNMENT], SandboxPolicy.create("auto"),
                       placement=placement)
         times.append(time.monotonic() - started)
     return statistics.median(times)
 
 
 def _throughput(placement: Placement, jobs: int, n: int = 4) -> float:
-    from autograder.grading import service
+    from autograder.grading import pipeline
 
     started = time.monotonic()
     with ThreadPoolExecutor(jobs) as pool:
-        list(pool.map(lambda _: service.grade(SUBMISSION, [ASSIGNMENT],
+        list(pool.map(lambda _: pipeline.grade(SUBMISSION, [ASSIGNMENT],
                                               SandboxPolicy.create("auto"),
                                               placement=placement), range(n)))
     return n / (time.monotonic() - started)

@@ -152,7 +152,7 @@ def watch_row(name: str) -> dict:
     import threading
 
     from autograder.assignments import load
-    from autograder.grading import service
+    from autograder.grading import pipeline
     from autograder.watch import watch
 
     assignment = load(name)
@@ -167,7 +167,7 @@ def watch_row(name: str) -> dict:
                 yield names
 
         worker = threading.Thread(target=watch, daemon=True, args=(
-            lambda: service.check(assignment, assignment.solutions),
+            lambda: pipeline.check(assignment, assignment.solutions),
             lambda result, names: reported.put(time.perf_counter()), batches()))
         worker.start()
         reported.get(timeout=600)

@@ -108,7 +108,7 @@ def part_engine_grading(dry: bool) -> dict:
         return {"status": "skipped", "reason": "needs CUDA: on CPU the course's self-tests grade "
                                                 "these examples already"}
     sys.path.insert(0, str(ROOT))
-    from autograder.grading import service
+    from autograder.grading import pipeline
     from autograder.sandbox import SandboxPolicy, capabilities, report_lines
 
     policy = SandboxPolicy.create("auto")
@@ -116,7 +116,7 @@ def part_engine_grading(dry: bool) -> dict:
     for example in ("complete", "classic-bugs"):
         for assignment in ("repro", "fusion"):
             started = time.monotonic()
-            results = service.grade(ROOT / "examples" / f"{example}.zip", [assignment], policy)
+            results = pipeline.grade(ROOT / "examples" / f"{example}.zip", [assignment], policy)
             scores[f"{example}/{assignment}"] = {
                 "score": results.score, "max_score": results.max_score,
                 "seconds": round(time.monotonic() - started, 1),

@@ -2,7 +2,7 @@
 
     python bench/profile_check.py fusion [ddp ...] [--cprofile DIR]
 
-Runs `service.check` in this process with `--isolation none` (the same child work, no bwrap, so
+Runs `pipeline.check` in this process with `--isolation none` (the same child work, no bwrap, so
 the child is this process's own and its CPU time is counted) and prints, per assignment:
 
 - CPU seconds of the parent (this process: intake, goldens, checks.py's imports, judging) and
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from autograder.backends import host as boxes  # noqa: E402
 from autograder.backends import run_folder
-from autograder.grading import service
+from autograder.grading import pipeline
 from autograder.sandbox import SandboxPolicy  # noqa: E402
 
 
@@ -102,7 +102,7 @@ def profile(tl: Timeline, name: str) -> None:
     os.close(fd)
     tl.cpu_out = Path(cpu_path)
     self0, child0, t0 = cpu(resource.RUSAGE_SELF), cpu(resource.RUSAGE_CHILDREN), time.monotonic()
-    results = service.check(name, ROOT / "solutions", SandboxPolicy.create("none"))
+    results = pipeline.check(name, ROOT / "solutions", SandboxPolicy.create("none"))
     t1 = time.monotonic()
     parent = cpu(resource.RUSAGE_SELF) - self0
     child = cpu(resource.RUSAGE_CHILDREN) - child0

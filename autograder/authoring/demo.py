@@ -1,6 +1,6 @@
 """`python -m autograder demo`: grade the bundled example zips in parallel, then one table.
 
-Each example zip is one job, graded whole by `service.grade` (so the public and hidden children
+Each example zip is one job, graded whole by `pipeline.grade` (so the public and hidden children
 of one submission still never run at the same time); `jobs` of them run at once on a thread
 pool, as `bulk --jobs` runs its students (each job's sandboxed children are separate processes;
 the uid slots are flocks, exclusive between threads too). Heavy examples are started first.
@@ -25,8 +25,8 @@ from rich.console import Console
 from rich.table import Table
 
 from ..assignments import discover
-from ..grading import service
-from ..grading.report import render, write_instructor, write_results
+from ..grading import pipeline
+from ..grading.report import render, write
 from ..sandbox import SandboxPolicy
 from .examples import EXAMPLE_NAMES, examples_dir
 
@@ -38,7 +38,7 @@ class ExampleRun:
     """One example's grade (`results`), or the one-line `error` that stopped its job."""
 
     name: str
-    results: service.Results | None
+    results: pipeline.Results | None
     error: str | None = None
     wall_s: float = 0.0
 
@@ -54,7 +54,7 @@ def verdict(run: ExampleRun) -> str:
     return "lost points" if r.score > 0 else "zero"
 
 
-def hints(results: service.Results) -> set[str]:
+def hints(results: pipeline.Results) -> set[str]:
     """The distinct misconception hints of every test (public and hidden) of the grade."""
     return {h for g in results.grades for t in g.tests for h in t.hints}
 
@@ -63,10 +63,9 @@ def grade_one(name: str, assignments: list[str] | None, policy: SandboxPolicy,
               out: Path) -> ExampleRun:
     """Grade examples/<name>.zip and write OUT/<name>/{results,instructor}.json and report.txt."""
     started = time.monotonic()
-    results = service.grade(examples_dir() / f"{name}.zip", assignments, policy)
+    results = pipeline.grade(examples_dir() / f"{name}.zip", assignments, policy)
     target = out / name
-    write_results(target, results.gradescope())
-    write_instructor(target, results.instructor())
+    write(target, results)
     with open(target / REPORT, "w", encoding="utf-8") as f:
         console = Console(file=f, width=100, soft_wrap=True, no_color=True, highlight=False)
         render(results.grades, console, title=f"grade examples/{name}.zip",
@@ -133,7 +132,7 @@ def run_demo(out: Path, jobs: int, policy: SandboxPolicy, console: Console,
              assignments: list[str] | None = None) -> list[ExampleRun]:
     """Grade the examples, print the summary table and the line naming the reports."""
     started = time.monotonic()
-    for line in service.prepare(policy):
+    for line in pipeline.prepare(policy):
         console.print(f"[bold red]{line}[/]")
     finished: list[ExampleRun] = []
 

@@ -32,7 +32,7 @@ from rich.text import Text
 from ..assignments import VISIBILITIES, Assignment, course_root, discover, load
 from ..atomic import write_atomic
 from ..backends import Placement
-from ..grading import service
+from ..grading import pipeline
 from ..grading.judge import all_failed
 from ..grading.results import INSTRUCTOR_KEY, GradedRun, ResultsError, read_results
 from ..grading.safe_text import clean, utf8_json
@@ -88,7 +88,7 @@ def rejected_results(problem: str, assignments: list[Assignment]) -> dict:
     failed, not run, for `problem` (so the student keeps a row and their max score)."""
     started = time.monotonic()
     grades = [all_failed(a, VISIBILITIES, [problem], [], started) for a in assignments]
-    return service.Results(grades, [f"submission rejected: {problem}"]).gradescope()
+    return pipeline.Results(grades, [f"submission rejected: {problem}"]).gradescope()
 
 
 def run_bulk(folder: Path, assignment: list[str] | str | None, out: Path, jobs: int,
@@ -110,7 +110,7 @@ def run_bulk(folder: Path, assignment: list[str] | str | None, out: Path, jobs: 
                             f"run's --out)")
         previous = previous_results(Path(compare))
     placement = placement or Placement()
-    for line in service.prepare(policy, placement):
+    for line in pipeline.prepare(policy, placement):
         console.print(Text(f"{line}", style="yellow"))
     out.mkdir(parents=True, exist_ok=True)
     with open(out / ".lock", "w") as lock:

@@ -33,11 +33,11 @@ def die_with_parent(parent: int) -> None:
 def graded(job) -> dict:
     """The job's results.json, with the instructor-only record under INSTRUCTOR_KEY (bulk's
     grade_job splits it off into instructor.json)."""
-    from ..grading import service
+    from ..grading import pipeline
     from ..grading.results import INSTRUCTOR_KEY
     from ..grading.safe_text import clean
 
-    results = service.grade(Path(job.submission), list(job.assignments) or None, job.policy,
+    results = pipeline.grade(Path(job.submission), list(job.assignments) or None, job.policy,
                             job.visibilities, placement=job.placement)
     return clean({**results.gradescope(), INSTRUCTOR_KEY: results.instructor()})
 

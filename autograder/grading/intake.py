@@ -1,5 +1,6 @@
-"""Submission intake: trusts nothing. Finds an assignment package in a folder or zip, and
-stages a clean copy of its .py files for the sandbox, after static checks.
+"""Submission intake: trusts nothing. `take_in` is the one way in: it opens a folder or a zip,
+finds each assignment's package in it and stages a clean copy of its .py files for the sandbox,
+after static checks, returning one typed `Intake`.
 
 Every rejection is a clear, one-line message; nothing here imports or runs submitted code.
 """
@@ -13,10 +14,11 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ..assignments import Assignment
+from ..assignments import Assignment, discover
 from ..backends.causes import Cause, Why
 from .cause_text import render
 from .forbidden import forbidden_uses
+from .found_instead import found_instead
 
 MAX_ZIP_ENTRIES = 2000
 MAX_ZIP_TOTAL = 50 * 2**20
@@ -43,6 +45,94 @@ class Staged:
     root: Path | None
     problems: list[str] = field(default_factory=list)  # fatal: zero for the assignment
     notes: list[str] = field(default_factory=list)  # informational
+
+
+@dataclass(frozen=True)
+class Part:
+    """One assignment of a submission after intake: its package staged at
+    `impl_root/<package>/` (None: not staged, and `problems` says why: each test then fails,
+    not run, for the first of them), and informational `notes` (files left out, other copies)."""
+
+    assignment: Assignment
+    impl_root: Path | None
+    problems: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Intake:
+    """What intake made of one submission: a `Part` per assignment it is graded on, and the
+    `problems` of the submission as a whole (a rejected zip, no package found)."""
+
+    parts: tuple[Part, ...]
+    problems: tuple[str, ...] = ()
+
+
+def take_in(source: Path, work: Path, assignments: list[Assignment] | None = None) -> Intake:
+    """The one intake of a submission: `source` (a folder, or a zip unpacked safely under
+    `work`) and, for each of `assignments` (default: every assignment whose package it holds),
+    its package found at the top or one folder down, checked statically and staged under
+    `work`. Bad input is a problem in the result, never an exception."""
+    try:
+        root: Path | None = open_submission(Path(source), work)
+        problems: list[str] = []
+    except IntakeError as e:
+        root, problems = None, [f"submission rejected: {e}"]
+    chosen = list(assignments) if assignments else _found(root, problems)
+    if root is None:
+        return Intake(tuple(Part(a, None, tuple(problems)) for a in chosen), tuple(problems))
+    return Intake(tuple(_part(a, root, work / "staged" / a.name) for a in chosen),
+                  tuple(problems))
+
+
+def _found(root: Path | None, problems: list[str]) -> list[Assignment]:
+    """Every assignment whose package `root` holds; a package meant but not usable (or none at
+    all) is a problem of the submission."""
+    if root is None:
+        return []
+    found = [a for a in discover() if find_package(root, a.package)]
+    graded = {a.name for a in found}
+    for a in discover():
+        instead = None if a.name in graded else found_instead(root, a.package)
+        if instead:
+            problems.append(f"{a.name}: not graded: no '{a.package}' package; {instead}")
+    if not found:
+        problems.append("no assignment package found in the submission (expected one of: "
+                        + ", ".join(a.package for a in discover()) + ")")
+    return found
+
+
+def _part(assignment: Assignment, root: Path, dest: Path) -> Part:
+    """The assignment's package in `root`, staged at dest/<package>/, or why it is not."""
+    try:
+        package_dir = find_package(root, assignment.package)
+    except (OSError, ValueError) as e:
+        problem = f"the submission's folders cannot be read ({type(e).__name__}: {e})"
+        return Part(assignment, None, (problem[:300],))
+    if package_dir is None:
+        problem = (f"no '{assignment.package}' package found (expected a folder "
+                   f"'{assignment.package}/' with __init__.py, at the top or one folder down)")
+        problem += "; " + (found_instead(root, assignment.package) or "found nothing like it")
+        return Part(assignment, None, (problem,))
+    staged = stage(package_dir, assignment, dest)
+    notes = tuple(_also_found(root, assignment.package, package_dir) + staged.notes)
+    if staged.problems:
+        return Part(assignment, None, tuple(staged.problems), notes)
+    return Part(assignment, dest, (), notes)
+
+
+def _also_found(root: Path, package: str, chosen: Path) -> list[str]:
+    """A note naming the other copies of the package (one folder down) that are not graded."""
+    try:
+        others = [p for p in sorted(root.iterdir()) if p.is_dir() and not p.is_symlink()
+                  and (p / package / "__init__.py").is_file() and p / package != chosen]
+    except OSError:
+        return []
+    if not others:
+        return []
+    shown = ", ".join(f"{p.relative_to(root).as_posix()}/{package}/" for p in others[:3])
+    graded = chosen.relative_to(root).as_posix() if chosen != root else "."
+    return [f"graded {graded}/ (also found {shown}: not graded)"]
 
 
 def open_submission(path: Path, workdir: Path) -> Path:

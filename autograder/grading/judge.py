@@ -199,17 +199,6 @@ def _missing_message(spec: TestSpec, missing: list[str]) -> str:
             f"(it stopped recording early)")
 
 
-def dedupe(problems: list[str]) -> list[str]:
-    """Collection errors with the same cause (e.g. the package raising on import, once per
-    test file) are shown once."""
-    seen: dict[str, list[str]] = {}
-    for p in problems:
-        lines = [ln for ln in p.strip().splitlines() if ln.strip()]
-        seen.setdefault(lines[-1] if lines else p, []).append(p)
-    return [group[0] + (f"\n(the same error in {len(group) - 1} more test file(s))"
-                        if len(group) > 1 else "") for group in seen.values()]
-
-
 def _student_message(redacted: bool, rec: TestRecord, details: list[str],
                      failed: str = HIDDEN_FAILED) -> str:
     """Public tests show what went wrong. A redacted test (hidden, or public on the graded

@@ -1,12 +1,20 @@
-"""The grading pipeline of one submission: intake -> sandboxed runs in order -> judging.
-Produces an AssignmentGrade.
+"""The grading pipeline, the one orchestrator of a submission's grade and the entry point every
+caller uses (the CLI, the demo, bulk jobs, Gradescope, nbgrader):
 
-`grade_submission_root` finds the assignment's package in a submission folder, stages it
-(intake.py) and calls `grade_staged`, which runs the tests on the placement's backend in this
-order: the public tests (in a graded run, on the graded inputs, redacted), those that failed
-there once more on the published inputs (their messages are what the student sees), then the
-hidden tests; no child whose output is shown runs after a hidden child. Each run is judged by
-judge.py. Everything here runs in the trusted parent; student code runs only in runner's child.
+    intake.take_in -> per assignment: backends.run -> judge.judge_run (in the order below)
+                   -> report.Results (report.write: results.json, instructor.json)
+
+Each stage takes and returns typed values and calls no other stage. `grade_staged` runs the
+tests on the placement's backend in this order: the public tests (in a graded run, on the graded
+inputs, redacted), those that failed there once more on the published inputs (their messages
+are what the student sees), then the hidden tests; no child whose output is shown runs after a
+hidden child. Everything here runs in the trusted parent; student code runs only in the
+runner's child.
+
+    from autograder.grading import pipeline
+    from autograder.sandbox import SandboxPolicy
+    results = pipeline.grade(Path("alice.zip"), policy=SandboxPolicy.create("auto"))
+    results.score, results.max_score, results.gradescope()   # results.json's content
 """
 
 from __future__ import annotations
@@ -18,14 +26,64 @@ from dataclasses import replace
 from pathlib import Path
 
 from .. import backends
-from ..assignments import GRADED_INPUTS, VISIBILITIES, Assignment
+from ..assignments import GRADED_INPUTS, VISIBILITIES, Assignment, AssignmentError, load
+from ..backends import BackendError, get_backend
 from ..backends.base import Placement, RunRequest, RunResult, TestPlan, TestRecord
-from ..sandbox import SandboxPolicy
+from ..sandbox import SandboxPolicy, report_lines, require
 from .cause_text import render
-from .found_instead import found_instead
-from .intake import find_package, stage, staging_dir
-from .judge import AssignmentGrade, TestResult, all_failed, dedupe, judge_run, task_stores
+from .intake import Part, staging_dir, take_in
+from .judge import AssignmentGrade, TestResult, all_failed, judge_run, task_numbers, task_stores
+from .report import Results
 from .store import GoldenStore, load_inputs, load_store
+
+
+def prepare(policy: SandboxPolicy, placement: Placement | None = None) -> list[str]:
+    """Check that the policy can run here on the placement's backend (IsolationError under
+    strict isolation without full isolation; BackendError for a backend that cannot run);
+    returns the loud warning lines."""
+    placement = placement or Placement()
+    require(policy)
+    problem = get_backend(placement.backend).problem()
+    if problem:
+        raise BackendError(f"backend {placement.backend!r} cannot run here: {problem}")
+    return report_lines(policy) if placement.backend == "host" else []
+
+
+def grade(submission: Path, assignments: list[str] | None = None,
+          policy: SandboxPolicy | None = None,
+          visibilities: tuple[str, ...] = VISIBILITIES,
+          placement: Placement | None = None) -> Results:
+    """Grade every assignment package found in `submission` (a folder or a zip; or only
+    `assignments`), its children on the `placement`'s backend (default: the host)."""
+    started = time.monotonic()
+    policy = policy or SandboxPolicy.create()
+    warnings = prepare(policy, placement)
+    chosen = [load(n) for n in assignments] if assignments else None
+    work = staging_dir()
+    try:
+        intake = take_in(Path(submission), work, chosen)
+        grades = [_grade_part(part, visibilities, policy, None, None, placement,
+                              time.monotonic()) for part in intake.parts]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return Results(grades, list(intake.problems), warnings, time.monotonic() - started)
+
+
+def check(assignment: str | Assignment, impl: Path | None = None,
+          policy: SandboxPolicy | None = None, task: int | None = None,
+          placement: Placement | None = None) -> Results:
+    """The public tests (of one handout `task`, if given) on a local implementation folder
+    holding the package (default: the starter)."""
+    started = time.monotonic()
+    policy = policy or SandboxPolicy.create()
+    warnings = prepare(policy, placement)
+    a = load(assignment) if isinstance(assignment, str) else assignment
+    if task is not None and task not in task_numbers(a):
+        known = ", ".join(str(n) for n in task_numbers(a)) or "none"
+        raise AssignmentError(f"{a.name} has no task {task} (its tasks: {known})")
+    root = Path(impl).resolve() if impl else a.starter
+    grade_ = grade_submission_root(a, root, ("public",), policy, task, placement=placement)
+    return Results([grade_], [], warnings, time.monotonic() - started)
 
 
 def grade_submission_root(assignment: Assignment, root: Path,
@@ -34,48 +92,32 @@ def grade_submission_root(assignment: Assignment, root: Path,
                           task: int | None = None,
                           ids: frozenset[str] | None = None,
                           placement: Placement | None = None) -> AssignmentGrade:
-    """Grade the assignment's package found in `root` (at its root or one folder down); with
-    `task`, only that handout task's tests; with `ids`, only the tests of those ids; on the
-    `placement`'s backend (default: the host)."""
-    policy = policy or SandboxPolicy.create()
+    """Grade the assignment's package found in the folder `root` (at its root or one folder
+    down); with `task`, only that handout task's tests; with `ids`, only the tests of those
+    ids; on the `placement`'s backend (default: the host)."""
     started = time.monotonic()
-    try:
-        package_dir = find_package(root, assignment.package)
-    except (OSError, ValueError) as e:
-        problem = f"the submission's folders cannot be read ({type(e).__name__}: {e})"
-        return all_failed(assignment, visibilities, [problem[:300]], [], started, task, ids)
-    if package_dir is None:
-        problem = (f"no '{assignment.package}' package found (expected a folder "
-                   f"'{assignment.package}/' with __init__.py, at the top or one folder down)")
-        problem += "; " + (found_instead(root, assignment.package) or "found nothing like it")
-        return all_failed(assignment, visibilities, [problem], [], started, task, ids)
     work = staging_dir()
     try:
-        staged = stage(package_dir, assignment, work)
-        staged.notes[:0] = _also_found(root, assignment.package, package_dir)
-        if staged.problems:
-            return all_failed(assignment, visibilities, staged.problems, staged.notes, started,
-                              task, ids)
-        grade = grade_staged(assignment, work, visibilities, policy, task, ids, placement)
-        grade.notes[:0] = staged.notes
-        grade.wall_s = time.monotonic() - started
-        return grade
+        part, = take_in(root, work, [assignment]).parts
+        return _grade_part(part, visibilities, policy or SandboxPolicy.create(), task, ids,
+                           placement, started)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _also_found(root: Path, package: str, chosen: Path) -> list[str]:
-    """A note naming the other copies of the package (one folder down) that are not graded."""
-    try:
-        others = [p for p in sorted(root.iterdir()) if p.is_dir() and not p.is_symlink()
-                  and (p / package / "__init__.py").is_file() and p / package != chosen]
-    except OSError:
-        return []
-    if not others:
-        return []
-    shown = ", ".join(f"{p.relative_to(root).as_posix()}/{package}/" for p in others[:3])
-    graded = chosen.relative_to(root).as_posix() if chosen != root else "."
-    return [f"graded {graded}/ (also found {shown}: not graded)"]
+def _grade_part(part: Part, visibilities: tuple[str, ...], policy: SandboxPolicy,
+                task: int | None, ids: frozenset[str] | None, placement: Placement | None,
+                started: float) -> AssignmentGrade:
+    """One assignment after intake: every test failed for intake's first problem, or run
+    and judged (intake's notes first)."""
+    if part.impl_root is None:
+        return all_failed(part.assignment, visibilities, list(part.problems), list(part.notes),
+                          started, task, ids)
+    grade_ = grade_staged(part.assignment, part.impl_root, visibilities, policy, task, ids,
+                          placement)
+    grade_.notes[:0] = part.notes
+    grade_.wall_s = time.monotonic() - started
+    return grade_
 
 
 def grade_staged(assignment: Assignment, impl_root: Path,
@@ -158,6 +200,17 @@ def _judge_stores(assignment: Assignment, stores: dict[str, GoldenStore], result
             for test_id, spec in store.tests.items()], bool(result.collect_errors),
             redacted=on_graded or vis != "public")
     return tests
+
+
+def dedupe(problems: list[str]) -> list[str]:
+    """Collection errors with the same cause (e.g. the package raising on import, once per
+    test file) are shown once."""
+    seen: dict[str, list[str]] = {}
+    for p in problems:
+        lines = [ln for ln in p.strip().splitlines() if ln.strip()]
+        seen.setdefault(lines[-1] if lines else p, []).append(p)
+    return [group[0] + (f"\n(the same error in {len(group) - 1} more test file(s))"
+                        if len(group) > 1 else "") for group in seen.values()]
 
 
 PUBLISHED_ONLY = ("passes on the published inputs (your local check) but not on the graded "

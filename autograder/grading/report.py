@@ -11,6 +11,7 @@ results.json under 1 MiB per assignment for any submission.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
@@ -31,6 +32,34 @@ NAME_SEP = " · "  # between assignment, task label and test id in a test's disp
 HINT_PREFIX = "Hint: "  # a shown hint's line in a test's output
 ALSO_PREFIX = "Also consistent with: "  # the line of a test's second hint (hints.rank_across_run)
 MAX_REASON = 500  # characters of a not-run reason in a test's machine fields (one line)
+
+
+@dataclass
+class Results:
+    """One submission's grade, what the pipeline returns: per assignment, plus what concerns
+    the submission as a whole (`problems`: rejected zip, no package found) and the isolation
+    `warnings` of this run."""
+
+    grades: list[AssignmentGrade]
+    problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    execution_time: float = 0.0
+
+    @property
+    def score(self) -> float:
+        return sum(g.score for g in self.grades)
+
+    @property
+    def max_score(self) -> float:
+        return sum(g.max_score for g in self.grades)
+
+    def gradescope(self) -> dict:
+        """results.json in Gradescope's schema."""
+        return results_json(self.grades, self.execution_time, self.warnings + self.problems)
+
+    def instructor(self) -> dict:
+        """What only the instructor sees (OUT/instructor.json): hints of hidden tests too."""
+        return instructor_json(self.grades)
 
 
 class TextBudget:
@@ -148,6 +177,14 @@ def visible_summary(grade: AssignmentGrade) -> list[str]:
         got, out_of = _points(tests)
         lines.append(f"  {label}: {got:g} / {out_of:g}")
     return lines
+
+
+def write(out_dir: Path, results: Results) -> Path:
+    """OUT/results.json (what the student sees) and OUT/instructor.json beside it; returns the
+    former's path."""
+    path = write_results(out_dir, results.gradescope())
+    write_instructor(out_dir, results.instructor())
+    return path
 
 
 def write_results(out_dir: Path, results: dict) -> Path:

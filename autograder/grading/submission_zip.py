@@ -1,6 +1,6 @@
-"""The zip a student uploads, built from their working folder by the grader's own intake rules
-(intake.find_package and intake.stage): what this check refuses, the grader refuses too, and the
-zip holds exactly the files the grader would stage (`<package>/**/*.py`).
+"""The zip a student uploads, built from their working folder by the grader's own intake
+(intake.take_in): what this check refuses, the grader refuses too, and the zip holds exactly
+the files the grader would stage (`<package>/**/*.py`).
 
     packed = pack(load("bpe"), Path("starter"), Path("out/bpe-submission.zip"))
     packed.path, packed.files, packed.problems, packed.notes
@@ -16,8 +16,7 @@ from pathlib import Path
 
 from ..assignments import Assignment
 from ..atomic import write_atomic
-from .found_instead import found_instead
-from .intake import find_package, stage, staging_dir
+from .intake import staging_dir, take_in
 
 # A fixed timestamp: the same package gives the same zip, byte for byte.
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
@@ -43,25 +42,20 @@ def pack(assignment: Assignment, impl: Path, out: Path) -> Packed:
     """Find the assignment's package in `impl` (at the top or one folder down), stage it as the
     grader does, and write its staged .py files to the zip `out` (atomically). With intake
     problems (no package, a syntax error, a forbidden import, ...) nothing is written."""
-    package_dir = find_package(impl, assignment.package)
-    if package_dir is None:
-        instead = found_instead(impl, assignment.package) or "found nothing like it"
-        return Packed(None, problems=[f"no '{assignment.package}' package in {impl} (expected a "
-                                      f"folder '{assignment.package}/' with __init__.py); "
-                                      f"{instead}"])
     work = staging_dir()
     try:
-        staged = stage(package_dir, assignment, work)
-        if staged.problems:
-            return Packed(None, problems=staged.problems, notes=staged.notes)
-        files = sorted(p.relative_to(work).as_posix() for p in work.rglob("*.py"))
+        part, = take_in(impl, work, [assignment]).parts
+        if part.impl_root is None:
+            return Packed(None, problems=list(part.problems), notes=list(part.notes))
+        staged = part.impl_root
+        files = sorted(p.relative_to(staged).as_posix() for p in staged.rglob("*.py"))
         buffer = io.BytesIO()
         with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
             for name in files:
-                zf.writestr(zipfile.ZipInfo(name, ZIP_TIME), (work / name).read_bytes(),
+                zf.writestr(zipfile.ZipInfo(name, ZIP_TIME), (staged / name).read_bytes(),
                             zipfile.ZIP_DEFLATED)
         out.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(out, buffer.getvalue())
-        return Packed(out, files, notes=staged.notes)
+        return Packed(out, files, notes=list(part.notes))
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -68,7 +68,7 @@ python3.11 -m venv "$ROOT/venv"
 "$ROOT/venv/bin/python" -m pip install --quiet --upgrade pip
 "$ROOT/venv/bin/python" -m pip install --quiet --extra-index-url {torch_index} \\
     -r "$ROOT/source/requirements.txt"
-cd "$ROOT/source" && "$ROOT/venv/bin/python" -c "import torch, autograder.grading.service"
+cd "$ROOT/source" && "$ROOT/venv/bin/python" -c "import torch, autograder.grading.pipeline"
 # the engine, tests and goldens: root's alone (the sandboxed child runs as another uid and
 # must not read them where bubblewrap is unavailable); the venv: readable by every user
 chown -R root:root "$ROOT/source"
@@ -234,7 +234,7 @@ def _too_big_or_odd(folder: str, names: list[str]) -> set[str]:
 def grade_in(root: Path, assignment: str) -> dict:
     """Grade root/submission (copied to a scratch folder first) for `assignment` with the
     course's sandbox in auto mode; the isolation warnings go into the output."""
-    from ..grading import service
+    from ..grading import pipeline
     from ..sandbox import SandboxPolicy
 
     policy = SandboxPolicy.create("auto")
@@ -245,7 +245,7 @@ def grade_in(root: Path, assignment: str) -> dict:
                             ignore=_too_big_or_odd)
         else:  # nothing submitted: graded as an empty submission (zero, with the max score)
             submission.mkdir()
-        return service.grade(submission, [assignment], policy).gradescope()
+        return pipeline.grade(submission, [assignment], policy).gradescope()
 
 
 def run(root: Path, assignment: str) -> int:

@@ -6,7 +6,7 @@ notebook holds
   - written questions (solutions/written_questions.toml), "manually graded answer" cells with
     their points, graded by hand in the formgrader;
   - one read-only setup cell that grades the package next to the notebook ONCE with our engine
-    (nbgrader_lab.grade_lab: a fresh `python -I` interpreter runs service.grade, sandboxed,
+    (nbgrader_lab.grade_lab: a fresh `python -I` interpreter runs pipeline.grade, sandboxed,
     goldens in that process, student code only in the sandboxed child) — nbgrader never imports
     the student's package, and the kernel never has the notebook's folder on its path
     (nbgrader_kernel);

@@ -5,7 +5,7 @@
 `python -I -m autograder.integrations.nbgrader_lab ASSIGNMENT FOLDER REPLY` (the kernel's own interpreter, the
 course's), whose working folder is an empty temporary one, so neither the notebook's folder nor
 PYTHONPATH, user site-packages or a sitecustomize next to the notebook is on its path: the
-engine it imports is the course's only. That interpreter runs `service.grade` (student code only
+engine it imports is the course's only. That interpreter runs `pipeline.grade` (student code only
 in the sandboxed child, goldens only in that trusted process) and writes one JSON document: the
 tests' results, where a hidden test keeps only its task, points and status, every string made
 inert (safe_text.clean). The kernel reads the document back and prints each task's feedback.
@@ -124,11 +124,11 @@ def _shown(t: TestResult) -> dict:
 def _grade_here(assignment: str, folder: Path) -> dict:
     """The JSON document of one engine run (this interpreter is the fresh isolated one)."""
     from ..assignments import VISIBILITIES, load
-    from ..grading import service
+    from ..grading import pipeline
 
     a = load(assignment)
     hidden = a.goldens_path("hidden").exists()
-    results = service.grade(folder, [a.name], visibilities=VISIBILITIES if hidden else ("public",))
+    results = pipeline.grade(folder, [a.name], visibilities=VISIBILITIES if hidden else ("public",))
     tests = [t for g in results.grades for t in g.tests]
     return {"assignment": a.name, "hidden_graded": hidden, "warnings": list(results.warnings),
             "problems": list(results.problems) + [p for g in results.grades for p in g.problems],

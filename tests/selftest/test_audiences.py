@@ -55,7 +55,7 @@ def test_gradescope_gets_one_assignment_and_the_grading_engine(tracked):
     seen = _seen("gradescope", tracked, "dedup")
     assert {"tests/dedup/goldens/hidden.json", "tests/dedup/inputs/hidden.json", "tests/dedup/checks.py",
             "tests/dedup/goldens/graded.json", "tests/dedup/inputs/graded.json",
-            "autograder/integrations/gradescope.py", "autograder/grading/service.py"} <= seen
+            "autograder/integrations/gradescope.py", "autograder/grading/pipeline.py"} <= seen
     assert share("gradescope", "tests/dedup/checks.py", "dedup") == WHOLE  # the trusted parent's
     assert share("gradescope", "tests/dedup/common.py", "dedup") == STUBBED  # the child reads it
     assert not [f for f in seen if not f.startswith(("autograder/", "tests/dedup/"))

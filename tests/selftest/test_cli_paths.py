@@ -45,7 +45,7 @@ CASES: dict[str, dict[str, list[str]]] = {
 # package is there (check and grade grade it 0; submit writes no zip).
 EMPTY_HANDED = {("check", "empty"): (1, "no 'toy' package found"),
                 ("grade", "empty"): (0, "no assignment package found"),
-                ("submit", "empty"): (1, "no 'toy' package in")}
+                ("submit", "empty"): (1, "no 'toy' package found")}
 
 
 def test_every_command_is_walked():

@@ -16,7 +16,7 @@ from autograder.assignments import discover
 from autograder.authoring import demo
 from autograder.authoring.examples import EXAMPLE_NAMES
 from autograder.grading import judge as grading
-from autograder.grading import service
+from autograder.grading import pipeline
 from autograder.sandbox import SandboxPolicy
 
 CELL = re.compile(r"(\d+)/(\d+) +\d+\.\ds")
@@ -27,7 +27,7 @@ def _fake_run(name: str, passed: bool, hint: str | None = None) -> demo.ExampleR
     grades = [grading.AssignmentGrade(a, [test(a.name, "t1", "test_x.py", "public", 7.0, passed,
                                                hints=[hint] if hint else [])], wall_s=1.5)
               for a in discover()]
-    return demo.ExampleRun(name, service.Results(grades), wall_s=12.0)
+    return demo.ExampleRun(name, pipeline.Results(grades), wall_s=12.0)
 
 
 def _text(table) -> str:

@@ -20,7 +20,7 @@ import pytest
 from helpers import SOLUTION
 
 from autograder.backends import Placement, docker_image
-from autograder.grading import service
+from autograder.grading import pipeline
 from autograder.grading.pipeline import grade_submission_root
 from autograder.sandbox import SandboxPolicy
 
@@ -79,8 +79,8 @@ def test_examples_score_the_same_in_containers(example, assignment, engine):
     """A bundled example, graded through containers, scores what the host backend gives, test
     by test (minigrad: pure Python; ddp: torch.distributed on gloo, /dev/shm in the container)."""
     zip_ = ROOT / "examples" / f"{example}.zip"
-    on_host = service.grade(zip_, [assignment], SandboxPolicy.create("auto"))
-    in_docker = service.grade(zip_, [assignment], SandboxPolicy.create("auto"),
+    on_host = pipeline.grade(zip_, [assignment], SandboxPolicy.create("auto"))
+    in_docker = pipeline.grade(zip_, [assignment], SandboxPolicy.create("auto"),
                               placement=Placement("docker"))
     scores = [(t["name"], t["score"]) for t in on_host.gradescope()["tests"]]
     got = [(t["name"], t["score"]) for t in in_docker.gradescope()["tests"]]

@@ -1,6 +1,6 @@
 """The Gradescope autograder zip on the toy course: nothing that gives answers away inside, and
 run_autograder, run against a local folder laid out like Gradescope's /autograder, writes a
-schema-valid results.json whose scores equal service.grade's on the same submission."""
+schema-valid results.json whose scores equal pipeline.grade's on the same submission."""
 
 import importlib
 import json
@@ -20,7 +20,7 @@ import pytest
 from autograder import cli
 from autograder.assignments import discover
 from autograder.authoring.starter import BEGIN, END, without_markers
-from autograder.grading import service
+from autograder.grading import pipeline
 from autograder.grading.report import SCHEMA_PATH
 from autograder.integrations.gradescope import requirements, zip_contents
 from autograder.sandbox import ENV_DISABLE, SandboxPolicy, report_lines
@@ -49,7 +49,7 @@ def test_zip_has_engine_tests_goldens_and_no_answers(built):
         names = zf.namelist()
         texts = {n: zf.read(n).decode("utf-8", "replace") for n in names}
         modes = {n: zf.getinfo(n).external_attr >> 16 for n in names}
-    assert {"setup.sh", "run_autograder", "requirements.txt", "autograder/grading/service.py",
+    assert {"setup.sh", "run_autograder", "requirements.txt", "autograder/grading/pipeline.py",
             "tests/toy/goldens/public.json", "tests/toy/goldens/hidden.json",
             "tests/toy/hidden/test_more.py", "tests/toy/checks.py"} <= set(names)
     assert not [n for n in names if n.startswith("solutions/")
@@ -149,7 +149,7 @@ def test_run_autograder_in_a_gradescope_layout_equals_service_grade(built, tmp_p
     if disable:
         monkeypatch.setenv(ENV_DISABLE, disable)
     policy = SandboxPolicy.create("auto")
-    want = service.grade(sub, ["toy"], policy).gradescope()
+    want = pipeline.grade(sub, ["toy"], policy).gradescope()
     assert got["max_score"] == want["max_score"] == 7
     assert got["score"] == want["score"] == (7 if who == "reference" else 0)
     assert scores(got) == scores(want) and len(scores(got)) >= 3

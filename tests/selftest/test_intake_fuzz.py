@@ -1,4 +1,4 @@
-"""Fuzzing the intake: whatever zip or folder comes in, `service.grade` returns, results.json
+"""Fuzzing the intake: whatever zip or folder comes in, `pipeline.grade` returns, results.json
 validates, every problem is a clear message (one line; a syntax error adds its source line and
 a caret) and what it affects scores zero; never a traceback.
 
@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autograder.grading import judge as grading
-from autograder.grading import pipeline, service
+from autograder.grading import pipeline
 from autograder.grading.report import SCHEMA_PATH
 from autograder.sandbox import SandboxPolicy
 
@@ -96,7 +96,7 @@ def intake_env(toy_course, monkeypatch):
     return SandboxPolicy.create("none"), json.loads(SCHEMA_PATH.read_text())
 
 
-def assert_well_handled(results: service.Results, schema: dict) -> None:
+def assert_well_handled(results: pipeline.Results, schema: dict) -> None:
     data = results.gradescope()
     jsonschema.validate(data, schema)
     json.dumps(data)
@@ -113,11 +113,11 @@ def assert_well_handled(results: service.Results, schema: dict) -> None:
             assert "\n" not in t.message, t.message
 
 
-def grade_bytes(data: bytes, policy) -> service.Results:
+def grade_bytes(data: bytes, policy) -> pipeline.Results:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "submission.zip"
         path.write_bytes(data)
-        return service.grade(path, policy=policy)
+        return pipeline.grade(path, policy=policy)
 
 
 def test_fuzzed_zips_always_end_in_results(intake_env):
@@ -195,7 +195,7 @@ def test_fuzzed_folders_always_end_in_results(intake_env):
         try:
             build_tree(root / "submission", tree)
             (root / "submission").mkdir(exist_ok=True)
-            assert_well_handled(service.grade(root / "submission", policy=policy), schema)
+            assert_well_handled(pipeline.grade(root / "submission", policy=policy), schema)
         finally:
             shutil.rmtree(root, ignore_errors=True)
 

@@ -22,7 +22,7 @@ from helpers import SOLUTION
 
 from autograder.assignments import ROOT_VARIABLE, load
 from autograder.authoring.goldens import generate
-from autograder.grading import service
+from autograder.grading import pipeline
 from autograder.grading.report import write_instructor, write_results
 
 STARTER = (Path(__file__).parent / "toy_course" / "starter" / "toy" / "__init__.py").read_text()
@@ -205,7 +205,7 @@ def test_attack_on_one_assignment_spares_the_other(case, course, tmp_path, monke
     _, _, most, said = CASES[case]
     sub = build(case, tmp_path)
     started = time.monotonic()
-    results = service.grade(sub)
+    results = pipeline.grade(sub)
     seconds = time.monotonic() - started
     grades = {g.assignment.name: g for g in results.grades}
     assert "toy2" in grades, results.problems
@@ -228,7 +228,7 @@ def test_hidden_hint_stays_with_the_instructor(course, tmp_path, monkeypatch):
     sub = tmp_path / "sub"
     write(sub / "toy2" / "__init__.py",
           SOLUTION.replace("return sum(xs) / len(xs)", "return sum(xs) / (len(xs) - 1)"))
-    results = service.grade(sub, ["toy2"])
+    results = pipeline.grade(sub, ["toy2"])
     mean = next(t for t in results.grades[0].tests if t.id == "test_mean")
     assert not mean.passed and mean.hints == [MEAN_HINT]  # the instructor's in-memory record
     out = tmp_path / "out"

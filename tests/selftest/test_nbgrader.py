@@ -30,7 +30,7 @@ from nbgrader.api import Gradebook
 
 from autograder.assignments import discover, load
 from autograder.authoring.mutants import load_mutants, materialize
-from autograder.grading import service
+from autograder.grading import pipeline
 from autograder.grading.store import load_store
 from autograder.integrations.nbgrader_course import (
     COURSE_ID,
@@ -239,7 +239,7 @@ def _check_formgrader(course: Path, env: dict, tmp: Path) -> None:
         assert "complete's answer: gradients add up." in html.unescape(grading)
 
 
-def _task_scores(results: service.Results) -> dict[str, float]:
+def _task_scores(results: pipeline.Results) -> dict[str, float]:
     scores: dict[str, float] = {}
     for t in results.grades[0].tests:
         scores[task_cell_id(t.task)] = scores.get(task_cell_id(t.task), 0.0) + t.points
@@ -278,7 +278,7 @@ def test_nbgrader_autogrades_with_our_scores_and_hides_the_hidden_tests(tmp_path
             elif student == "starter":
                 ours = dict.fromkeys(task_points, 0.0)
             else:  # the broken function costs some tasks part of their points, not all
-                ours = _task_scores(service.grade(packages[student], [ASSIGNMENT]))
+                ours = _task_scores(pipeline.grade(packages[student], [ASSIGNMENT]))
                 assert any(0 < ours[t] < p for t, p in task_points.items()), ours
             recorded = {cell: gb.find_grade(cell, ASSIGNMENT, ASSIGNMENT, student).auto_score
                         for cell in task_points}
@@ -492,7 +492,7 @@ def test_tampered_notebooks_and_planted_files_score_only_what_the_engine_gives(t
     partial = tmp_path / "partial"
     materialize(a, mutant, partial)
     engine = {t.number: 0.0 for t in tasks_of(a)}
-    for t in service.grade(partial, ["toy"]).grades[0].tests:
+    for t in pipeline.grade(partial, ["toy"]).grades[0].tests:
         engine[t.task] += t.points
     assert 0 < sum(engine.values()) < sum(points.values())
     expected = {"full": points, "zero": dict.fromkeys(points, 0.0), "engine": engine}

@@ -10,7 +10,7 @@ import zipfile
 from helpers import SOLUTION, submission
 
 from autograder import cli
-from autograder.grading import service
+from autograder.grading import pipeline
 from autograder.sandbox import SandboxPolicy
 
 
@@ -26,7 +26,7 @@ def test_grade_accepts_the_zip_submit_builds(toy_course, tmp_path, monkeypatch, 
     with zipfile.ZipFile(out) as zf:
         names = zf.namelist()
     assert "toy/__init__.py" in names and not any(n.endswith(".txt") for n in names)
-    results = service.grade(out, ["toy"], SandboxPolicy.create("none"))
+    results = pipeline.grade(out, ["toy"], SandboxPolicy.create("none"))
     assert results.max_score > 0 and results.score == results.max_score, results.problems
 
 

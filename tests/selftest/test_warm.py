@@ -105,17 +105,17 @@ def test_classic_bugs_example_parity(name, monkeypatch):
     """The bundled classic-bugs example (every assignment: failing tests, hints, feedback runs
     on the published inputs, hidden tests) gives the same results.json warm and cold. The
     zygote is started first (a process's first lone child starts cold)."""
-    from autograder.grading import service
+    from autograder.grading import pipeline
 
     assignment = load(name)
     monkeypatch.setenv(warmbox.ENV_SWITCH, "1")
     zygote = host.BACKEND.zygotes.get(assignment) if host.BACKEND.zygotes else None
     if zygote is None:
-        service.grade(EXAMPLES / "classic-bugs.zip", [name], POLICY)  # starts it
+        pipeline.grade(EXAMPLES / "classic-bugs.zip", [name], POLICY)  # starts it
     out = {}
     for switch in ("1", "0"):
         monkeypatch.setenv(warmbox.ENV_SWITCH, switch)
-        data = service.grade(EXAMPLES / "classic-bugs.zip", [name], POLICY).gradescope()
+        data = pipeline.grade(EXAMPLES / "classic-bugs.zip", [name], POLICY).gradescope()
         data["execution_time"] = 0
         out[switch] = data
     paths = {s: d["extra_data"]["autograder"]["paths"].pop(name) for s, d in out.items()}

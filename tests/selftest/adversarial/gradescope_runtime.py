@@ -69,7 +69,7 @@ if not HIDDEN_CHILD:
         "read_goldens": attempt(lambda: open(GOLDENS).read() and "read"),
         "list_source": attempt(lambda: os.listdir("/autograder/source") and "listed"),
         "write_results": attempt(lambda: _write(RESULTS, FORGED)),
-        "write_engine": attempt(lambda: _write("/autograder/source/autograder/grading/service.py",
+        "write_engine": attempt(lambda: _write("/autograder/source/autograder/grading/pipeline.py",
                                                "\nraise SystemExit\n", "a")),
         "plant_venv_pth": attempt(lambda: _write(
             f"/opt/runner/venv/lib/python3.11/site-packages/zz_attack.pth", "import os\n")),
