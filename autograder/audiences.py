@@ -48,7 +48,7 @@ RELEASE_ENGINE = frozenset({
     "grading/forbidden.py",
     "grading/found_instead.py", "grading/gradescope_schema.json", "grading/intake.py",
     "grading/judge.py", "grading/local.py", "grading/pipeline.py", "grading/report.py",
-    "grading/results.py", "grading/safe_text.py", "grading/pipeline.py", "grading/store.py",
+    "grading/results.py", "grading/safe_text.py", "grading/store.py",
     "grading/tasks.py", "grading/submission_zip.py", "grading/hints.py",
 })
 GRADESCOPE_ENGINE = RELEASE_ENGINE | {"integrations/__init__.py",

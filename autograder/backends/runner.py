@@ -22,8 +22,7 @@ from ..sandbox import Capabilities, capabilities
 from . import timeouts
 from .base import BoxFactory, ChildBox, RunRequest, RunResult, TestRecord
 from .causes import Cause, Why
-from .run_folder import (DUMP_WINDOW_BYTES, TAIL_BYTES, EventReader, claimed_where, hang_site,
-                         prepare_run_dir, tail)
+from .run_folder import DUMP_WINDOW_BYTES, TAIL_BYTES, EventReader, claimed_where, hang_site, prepare_run_dir, tail
 
 _BUILTIN_EXCEPTIONS = {n for n, v in vars(builtins).items()
                        if isinstance(v, type) and issubclass(v, BaseException)}
