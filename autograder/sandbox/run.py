@@ -101,8 +101,10 @@ class RunSandbox:
         env = scrubbed_env(self.run)
         setpriv = shutil.which("setpriv")
         prlimit = shutil.which("prlimit")
-        # if the grader dies, so does the child (bwrap then takes its namespace down)
-        argv: list[str] = [setpriv, "--pdeathsig", "KILL", "--"] if setpriv else []
+        # if the grader dies, so does the child (bwrap then takes its namespace down); a grader
+        # that died before setpriv armed the signal is caught by the parent check right after
+        argv: list[str] = [setpriv, "--pdeathsig", "KILL", "--", *parent_check()] \
+            if setpriv else []
         if self.policy.mode == "none":
             if prlimit:
                 return ChildCommand([*argv, prlimit, *limits.prlimit_args(full=False), "--",
@@ -144,3 +146,10 @@ class RunSandbox:
         if self.slot is not None:
             self.slot.release()
             self.slot = None
+
+
+def parent_check() -> list[str]:
+    """A command-line layer that goes on only while this process is still its parent: after
+    setpriv armed the parent-death signal, a child whose grader died in between (it was
+    reparented, and no signal will come) exits 125 instead of running unwatched."""
+    return ["/bin/sh", "-c", 'test "$PPID" = "$0" || exit 125; exec "$@"', str(os.getpid())]

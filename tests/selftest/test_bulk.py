@@ -142,6 +142,18 @@ def _ours(marker: str) -> list[int]:
     return processes_mentioning(marker, ("cmdline", "environ", "cwd"))
 
 
+def _described(pid: int) -> str:
+    """A process's state, parent and command line, for a failure message."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+    except OSError:
+        return "gone"
+    fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
+    return (f"{fields.get('State', '?').strip()} ppid {fields.get('PPid', '?').strip()} "
+            f"{cmdline.decode(errors='replace')[:300]}")
+
+
 def test_sigkill_at_random_points_loses_nothing(toy_env, tmp_path):
     """kill -9 the bulk run >= 3 times at seeded random moments, rerun until done: grades.csv
     equals an uninterrupted run's, every student once, no process or temporary file left."""
@@ -172,7 +184,8 @@ def test_sigkill_at_random_points_loses_nothing(toy_env, tmp_path):
                 deadline = time.monotonic() + 20
                 while _ours(str(tmp_path)) and time.monotonic() < deadline:
                     time.sleep(0.2)
-                assert _ours(str(tmp_path)) == [], "a grading process outlived the kill"
+                left = {pid: _described(pid) for pid in _ours(str(tmp_path))}
+                assert not left, f"a grading process outlived the kill: {left}"
                 continue
             extra = ("--force",)  # finished before the kill: go again, still killable
             continue

@@ -572,6 +572,28 @@ def test_grader_killed_mid_run_leaves_nothing_running(toy_course, tmp_path, disa
     assert not alive(mine), "the child outlived the grader"
 
 
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="no setpriv: no parent-death signal")
+def test_a_child_whose_grader_died_before_the_signal_was_armed_does_not_run(tmp_path):
+    """Between a child's fork and setpriv arming its parent-death signal, a grader that dies
+    leaves the child reparented and never signalled (a bulk run killed while starting a warm
+    run's holder left its `sleep` running). The command's parent check stops such a child
+    before anything of it runs; started by the grader itself, the same command runs."""
+    import subprocess
+
+    run = tmp_path / "run"
+    (run / "work").mkdir(parents=True)
+    marker = tmp_path / "ran"
+    box = sandbox.RunSandbox(run, sandbox.SandboxPolicy.create("none"))
+    cmd = box.command(Path("/nonexistent"), Path("/nonexistent"), [], [],
+                      program=["/bin/sh", "-c", 'echo ran > "$0"', str(marker)])
+    # a middleman starts it: its parent is not the process that built the command
+    orphan = subprocess.run(["/bin/sh", "-c", '"$@"; exit $?', "middleman", *cmd.argv],
+                            env=cmd.env, timeout=60, check=False)
+    assert orphan.returncode == 125 and not marker.exists()
+    assert subprocess.run(cmd.argv, env=cmd.env, timeout=60, check=False).returncode == 0
+    assert marker.read_text() == "ran\n"
+
+
 def test_hidden_refused_when_goldens_cannot_be_kept_secret(tmp_path, monkeypatch, toy_course):
     """No namespaces and no separate uid: the child could read the hidden goldens, so `grade`
     refuses the hidden tests (a top-level line, each hidden test 0 with the reason) and still
