@@ -18,18 +18,15 @@ on a loaded 2-core machine this file alone takes 20-40 minutes.
 from __future__ import annotations
 
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchrows import guarded, print_rows, row  # noqa: E402
+from benchrows import command_seconds, guarded, print_rows, row  # noqa: E402
 
 from autograder.assignments import discover  # noqa: E402
 
@@ -39,17 +36,9 @@ PEER_REPEATS = int(os.environ.get("BENCH_PEER_REPEATS", "3"))
 
 
 def wall(cmd: list[str], repeats: int = REPEATS) -> float:
-    """Median wall seconds of `repeats` runs of cmd (from the repository root). Raises when the
-    command fails, so a broken run never passes for a fast one."""
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
-        times.append(time.perf_counter() - t)
-        if proc.returncode not in (0, 1):  # 1: some test failed (still a full run); else broken
-            tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or [""]
-            raise RuntimeError(f"{' '.join(cmd[1:4])} exited {proc.returncode}: {tail[0][:150]}")
-    return statistics.median(times)
+    """Median wall seconds of `repeats` runs of cmd (from the repository root); raises when the
+    command fails."""
+    return command_seconds(cmd, ROOT, repeats)
 
 
 def pytest_cmd(name: str, folders: tuple[str, ...]) -> list[str]:

@@ -13,17 +13,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchrows import guarded, print_rows, row  # noqa: E402
+from benchrows import command_seconds, guarded, print_rows, row  # noqa: E402
 
 PY = sys.executable
 REPEATS = int(os.environ.get("BENCH_HANG_REPEATS", "1"))
@@ -57,20 +54,13 @@ def fixed_limit_course(folder: Path) -> Path:
 
 def wall(sub: Path, course: Path | None) -> float:
     """Median wall seconds of `check minigrad --impl sub` (exit 1: some test failed, as it
-    must); raises on any other exit, so a broken run never passes for a fast one."""
+    must, at exp()); raises on any other run, so a broken run never passes for a fast one."""
     env = dict(os.environ)
     if course is not None:
         env["TRAINING_SYSTEMS_ROOT"] = str(course)
-    times = []
-    for _ in range(REPEATS):
-        started = time.perf_counter()
-        proc = subprocess.run([PY, "-m", "autograder", "check", "minigrad", "--impl", str(sub)],
-                              cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-        times.append(time.perf_counter() - started)
-        if proc.returncode != 1 or "in exp()" not in proc.stdout:
-            tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or [""]
-            raise RuntimeError(f"check exited {proc.returncode}: {tail[0][:150]}")
-    return statistics.median(times)
+    return command_seconds([PY, "-m", "autograder", "check", "minigrad", "--impl", str(sub)],
+                           ROOT, REPEATS, env,
+                           lambda proc: proc.returncode == 1 and "in exp()" in proc.stdout)
 
 
 def hang_rows() -> list[dict]:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchrows import guarded, not_measured, print_rows, row  # noqa: E402
+from benchrows import command_seconds, guarded, not_measured, print_rows, row  # noqa: E402
 
 from autograder.backends import warmbox  # noqa: E402
 from autograder.sandbox import SandboxPolicy  # noqa: E402
@@ -46,19 +45,10 @@ REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))
 CLASS_SIZE = int(os.environ.get("BENCH_CLASS", "48"))
 
 
-def wall(cmd: list[str], warm: bool) -> float:
-    """Median wall seconds of REPEATS runs of cmd with the warm path on or off; raises when the
-    command fails."""
-    env = {**os.environ, warmbox.ENV_SWITCH: "1" if warm else "0"}
-    times = []
-    for _ in range(REPEATS):
-        t = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-        times.append(time.perf_counter() - t)
-        if proc.returncode not in (0, 1):
-            tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or [""]
-            raise RuntimeError(f"{' '.join(cmd[2:5])} exited {proc.returncode}: {tail[0][:150]}")
-    return statistics.median(times)
+def wall(cmd: list[str], warm: bool, repeats: int = REPEATS) -> float:
+    """Median wall seconds of `repeats` runs of cmd with the warm path on or off; raises when
+    the command fails."""
+    return command_seconds(cmd, ROOT, repeats, {**os.environ, warmbox.ENV_SWITCH: "1" if warm else "0"})
 
 
 def command_row(what: str, cmd: list[str]) -> dict:
@@ -98,20 +88,10 @@ def in_process_row() -> dict:
 def demo_row() -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [PY, "-m", "autograder", "demo", "--jobs", "2", "--out", tmp]
-        warm, cold = _once(cmd, True), _once(cmd, False)
+        warm, cold = wall(cmd, True, 1), wall(cmd, False, 1)
     return row("warm", "make demo (4 example zips x 8 assignments), setup done", warm, "s",
                peer=cold, peer_name="cold chain (TRAINING_SYSTEMS_WARM=0)",
                note="one run each; lower is better")
-
-
-def _once(cmd: list[str], warm: bool) -> float:
-    env = {**os.environ, warmbox.ENV_SWITCH: "1" if warm else "0"}
-    t = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    if proc.returncode not in (0, 1):
-        tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or [""]
-        raise RuntimeError(f"{' '.join(cmd[2:5])} exited {proc.returncode}: {tail[0][:150]}")
-    return time.perf_counter() - t
 
 
 def _machine_cpu() -> float:
@@ -138,8 +118,8 @@ def bulk_cpu_row(name: str) -> dict:
                 f.write(f"\n# student {i}\n")  # distinct content: no resume, no cluster
         for warm in (True, False):
             before = _machine_cpu()
-            _once([PY, "-m", "autograder", "bulk", str(Path(tmp) / "class"), "--assignment",
-                   name, "--jobs", "2", "--out", str(Path(tmp) / f"out-{warm}")], warm)
+            wall([PY, "-m", "autograder", "bulk", str(Path(tmp) / "class"), "--assignment",
+                  name, "--jobs", "2", "--out", str(Path(tmp) / f"out-{warm}")], warm, 1)
             cpu[warm] = (_machine_cpu() - before) / CLASS_SIZE
     return row("warm", f"bulk --jobs 2, {CLASS_SIZE} {name} submissions: CPU s per student",
                cpu[True], "s", peer=cpu[False], peer_name="cold chain (TRAINING_SYSTEMS_WARM=0)",

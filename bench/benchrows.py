@@ -17,8 +17,12 @@ No figure here is a pass/fail threshold: rows are reported, never asserted on.
 from __future__ import annotations
 
 import math
+import statistics
+import subprocess
+import time
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 
 KEYS = ("group", "what", "ours", "peer", "peer_name", "unit", "ratio", "note")
 
@@ -88,3 +92,23 @@ def print_rows(rows: list[dict]) -> None:
         ratio = "" if r["ratio"] is None else f" | ratio {r['ratio']:.3g}"
         note = f" | {r['note']}" if r["note"] else ""
         print(f"[{r['group']}] {r['what']}: {ours}{peer}{ratio}{note}")
+
+
+def full_run(proc: subprocess.CompletedProcess) -> bool:
+    """A grading command ran to its end: exit 0, or 1 (some test failed, still a full run)."""
+    return proc.returncode in (0, 1)
+
+
+def command_seconds(cmd: list[str], cwd: Path, repeats: int = 1, env: dict | None = None,
+                    ran: Callable[[subprocess.CompletedProcess], bool] = full_run) -> float:
+    """Median wall seconds of `repeats` runs of `cmd` (in `cwd`, with `env`). Raises when a run
+    is not what `ran` accepts, so a broken run never passes for a fast one."""
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+        times.append(time.perf_counter() - started)
+        if not ran(proc):
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-1:] or [""]
+            raise RuntimeError(f"{' '.join(cmd[1:5])} exited {proc.returncode}: {tail[0][:150]}")
+    return statistics.median(times)
