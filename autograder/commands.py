@@ -14,6 +14,7 @@ import argparse
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
@@ -200,18 +201,25 @@ def cmd_bulk(args: argparse.Namespace) -> int:
     return 0
 
 
+def _built(build: Callable[[], Path], errors: tuple[type[Exception], ...], wrote: str) -> int:
+    """Run a builder: its known `errors` are one line and exit 2; else `wrote` (formatted
+    with the path it returned) and exit 0."""
+    try:
+        path = build()
+    except errors as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(wrote.format(path))
+    return 0
+
+
 def cmd_gradescope(args: argparse.Namespace) -> int:
     """Write a Gradescope autograder zip (setup.sh, run_autograder, engine, tests, goldens)."""
     from .integrations.gradescope import ExportError, build_zip
 
     output_file(Path(args.out), "--out")
-    try:
-        path = build_zip(load(args.assignment), Path(args.out))
-    except ExportError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    print(f"wrote {path}: upload it as the assignment's autograder (Ubuntu 22.04 base image)")
-    return 0
+    return _built(lambda: build_zip(load(args.assignment), Path(args.out)), (ExportError,),
+                  "wrote {}: upload it as the assignment's autograder (Ubuntu 22.04 base image)")
 
 
 def cmd_goldens(args: argparse.Namespace) -> int:
@@ -264,13 +272,8 @@ def cmd_release(args: argparse.Namespace) -> int:
     from .authoring.release import ReleaseError, build_release
 
     output_folder(Path(args.dest), "release folder")
-    try:
-        dest = build_release(Path(args.dest))
-    except ReleaseError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    print(f"student release written to {dest} and {dest}.tar.gz")
-    return 0
+    return _built(lambda: build_release(Path(args.dest)), (ReleaseError,),
+                  "student release written to {0} and {0}.tar.gz")
 
 
 def cmd_nbgrader(args: argparse.Namespace) -> int:
@@ -278,13 +281,9 @@ def cmd_nbgrader(args: argparse.Namespace) -> int:
     from .integrations.nbgrader_course import CourseError, build_course
 
     output_folder(Path(args.out), "course folder")
-    try:
-        out = build_course(Path(args.out), args.assignments or None)
-    except (CourseError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    print(f"nbgrader course written to {out} (cd there; nbgrader generate_assignment <a>)")
-    return 0
+    return _built(lambda: build_course(Path(args.out), args.assignments or None),
+                  (CourseError, OSError),
+                  "nbgrader course written to {} (cd there; nbgrader generate_assignment <a>)")
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:

@@ -50,6 +50,13 @@ def limit_from_goldens(store: GoldenStore, test_id: str, default: float) -> floa
     return min(cap, max(FLOOR_S, MULTIPLE * (test.seconds + store.cold_seconds)))
 
 
+def toy_package(tmp_path: Path, source: str) -> Path:
+    """A submission folder holding the toy package with `source` as its __init__.py."""
+    (tmp_path / "sub" / "toy").mkdir(parents=True)
+    (tmp_path / "sub" / "toy" / "__init__.py").write_text(source)
+    return tmp_path / "sub"
+
+
 def hanging_minigrad(tmp_path: Path) -> tuple[Path, int]:
     """The reference minigrad with `while True: pass` at the top of exp(); its line."""
     pkg = tmp_path / "sub" / "minigrad"
@@ -105,9 +112,7 @@ def test_a_hang_deep_in_a_recursion_is_still_located(toy, tmp_path):
             "        while True: pass\n"
             "    return _deep(n - 1)\n\n\n")
     source = deep + TOY_SOLUTION.replace("return a + b", "return _deep(150)")
-    (tmp_path / "sub" / "toy").mkdir(parents=True)
-    (tmp_path / "sub" / "toy" / "__init__.py").write_text(source)
-    grade = grade_submission_root(toy, tmp_path / "sub", ("public",))
+    grade = grade_submission_root(toy, toy_package(tmp_path, source), ("public",))
     record = grade.run.records["test_add"]
     assert record.status == "timeout"
     assert (record.cause.function, record.cause.file, record.cause.line) == (
@@ -125,9 +130,7 @@ def test_the_child_cannot_lengthen_its_own_limit(toy, tmp_path):
               "except Exception:\n"
               "    pass\n")
     source = attack + TOY_SOLUTION.replace("return a + b", "while True: pass")
-    (tmp_path / "sub" / "toy").mkdir(parents=True)
-    (tmp_path / "sub" / "toy" / "__init__.py").write_text(source)
-    grade = grade_submission_root(toy, tmp_path / "sub", ("public",))
+    grade = grade_submission_root(toy, toy_package(tmp_path, source), ("public",))
     limit = limit_from_goldens(load_store(toy, "public"), "test_add", toy.test_timeout)
     assert limit < toy.test_timeout
     record = grade.run.records["test_add"]
