@@ -30,7 +30,9 @@ MAX_COLLECT_ERRORS = 20  # distinct collection errors kept per run folder
 MAX_ERRORS_PER_FILE = 3  # of them, per test file
 MAX_RESTARTS = 8  # fresh children per test file after a hang or crash in it
 MAX_RUN_FACTOR = 3  # timeouts may extend a run to this many times its limit
-POLL_S = 0.01
+POLL_S = 0.01  # how often the parent reads a child's events while they flow ...
+QUIET_POLL_S = 0.05  # ... and once none came for QUIET_AFTER_S (a test waiting on a timeout)
+QUIET_AFTER_S = 1.0
 # Wall seconds a child may take to start (interpreter, pytest, imports such as torch, test-file
 # collection) before its first test, on top of the per-test timeout; a loaded machine needs it.
 # Between tests a child gets the per-test timeout + IDLE_S. The run's own limit bounds both.
@@ -263,6 +265,7 @@ class FolderRun:
         idle = req.test_timeout(None) + IDLE_S
         idle_deadline = time.monotonic() + req.test_timeout(None) + STARTUP_S
         test_deadline = None
+        last_event = time.monotonic()
         try:
             while True:
                 status = proc.poll()
@@ -270,6 +273,7 @@ class FolderRun:
                 # a warm child is the zygote's, not ours: its status is not known here
                 self.exit_status = status if getattr(proc, "status_known", True) else None
                 for ev in reader.read():
+                    last_event = time.monotonic()
                     kind = ev["ev"]
                     if kind in ("start", "end") and accept is not None \
                             and ev.get("id") not in accept:
@@ -296,7 +300,7 @@ class FolderRun:
                 elif current is None and now > idle_deadline:
                     reason = "idle"
                 else:
-                    time.sleep(POLL_S)
+                    time.sleep(POLL_S if now - last_event < QUIET_AFTER_S else QUIET_POLL_S)
                     continue
                 break
         finally:

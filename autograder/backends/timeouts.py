@@ -24,7 +24,7 @@ run each at about a third of its speed) must never reach the limit. MULTIPLE = 1
 load slowdown on top of a student's implementation 3x slower than the reference, and the timing
 itself may have been taken on a quiet machine; FLOOR_S = 2 s covers what does not scale with
 the work: a scheduler stall, a page-cache miss, a garbage collection, the parent's polling
-(`runner.POLL_S`, 10 ms at each end). A timing taken on a busy machine only makes limits longer.
+(`runner.POLL_S`, 10 ms, 50 ms after a quiet second). A timing taken on a busy machine only makes limits longer.
 
 A machine busier at grading time than when the goldens were made stretches every derived limit
 by `machine_slowdown()` (runnable processes per core: the smaller of the 1-minute load

@@ -169,23 +169,22 @@ def start_holder(sandbox: RunSandbox, writable: list[Path],
         os.close(ready_w)
     try:
         deadline = time.monotonic() + HOLDER_S
-        info = b""
+        info, watch = b"", [info_r, ready_r]
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([info_r, ready_r], [], [], 0.5)
+            ready, _, _ = select.select(watch, [], [], 0.5)
             if ready_r in ready:
                 os.read(ready_r, 64)
                 break
             if info_r in ready:
                 chunk = os.read(info_r, 4096)
                 info += chunk
-                if not chunk:
-                    os.close(info_r)
-                    info_r = os.open(os.devnull, os.O_RDONLY)
+                if not chunk:  # bubblewrap closed it: wait for the holder's line alone
+                    watch = [ready_r]
             if proc.poll() is not None:
                 raise OSError("bubblewrap did not build the holder's sandbox")
         else:
             raise OSError("bubblewrap took too long to build the holder's sandbox")
-        while not info.rstrip().endswith(b"}"):
+        while info_r in watch and not info.rstrip().endswith(b"}"):
             chunk = os.read(info_r, 4096)
             if not chunk:
                 break

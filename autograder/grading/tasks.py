@@ -6,6 +6,7 @@ imported. `goldens` stores each test's task in the manifest; reports group by it
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -29,7 +30,8 @@ def task_of_file(path: Path, cut: bool = True) -> tuple[int, str] | None:
     cannot be read); `cut` as in title_of. Uncut, the title may run on over the docstring's
     first paragraph (a title wrapped at the line's end is whole)."""
     try:
-        doc = (ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "").strip()
+        st = path.stat()
+        doc = _module_docstring(str(path), st.st_mtime_ns, st.st_size)
     except (OSError, SyntaxError, ValueError):
         return None
     lines = doc.splitlines()
@@ -42,6 +44,15 @@ def task_of_file(path: Path, cut: bool = True) -> tuple[int, str] | None:
         text = " ".join([text, *(ln.strip() for ln in rest[:next(
             (i for i, ln in enumerate(rest) if not ln.strip()), len(rest))])])
     return int(match.group(1)), title_of(text, cut)
+
+
+@functools.lru_cache(maxsize=1024)
+def _module_docstring(path: str, mtime_ns: int, size: int) -> str:
+    """The stripped module docstring of the file at `path` ("" when none), parsed once per
+    version of the file (its modification time and size key the cache: every golden store's
+    load names the tasks of every test file, and parsing is most of that load's cost)."""
+    with open(path, encoding="utf-8") as f:
+        return (ast.get_docstring(ast.parse(f.read())) or "").strip()
 
 
 def full_titles(files: list[Path]) -> dict[int, str]:

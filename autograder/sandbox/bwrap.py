@@ -80,6 +80,14 @@ def forbidden_masks(forbidden: list[str], masks_dir: Path) -> list[str]:
         if os.path.isdir(p) and p not in dirs:
             dirs.append(p)
     masks_dir.mkdir(exist_ok=True)
+    by_stem: dict[str, list[tuple[str, str]]] = {}  # "torch" -> [(dir, "torch"), ...]
+    for d in dirs:
+        try:
+            entries = os.listdir(d)
+        except OSError:
+            continue
+        for entry in entries:
+            by_stem.setdefault(entry.split(".", 1)[0], []).append((d, entry))
     args: list[str] = []
     for name in forbidden:
         if not name.isidentifier():
@@ -91,19 +99,14 @@ def forbidden_masks(forbidden: list[str], masks_dir: Path) -> list[str]:
         (masks_dir / f"{name}.py").write_text(text)
         empty = masks_dir / "empty.so"
         empty.write_bytes(b"")
-        for d in dirs:
-            try:
-                entries = os.listdir(d)
-            except OSError:
-                continue
-            for entry in entries:
-                full = os.path.join(d, entry)
-                if entry == name and os.path.isdir(full):
-                    args += ["--ro-bind", str(stub), full]
-                elif entry == f"{name}.py":
-                    args += ["--ro-bind", str(masks_dir / f"{name}.py"), full]
-                elif entry.startswith(f"{name}.") and entry.endswith((".so", ".pyd")):
-                    args += ["--ro-bind", str(empty), full]
+        for d, entry in by_stem.get(name, []):
+            full = os.path.join(d, entry)
+            if entry == name and os.path.isdir(full):
+                args += ["--ro-bind", str(stub), full]
+            elif entry == f"{name}.py":
+                args += ["--ro-bind", str(masks_dir / f"{name}.py"), full]
+            elif entry.startswith(f"{name}.") and entry.endswith((".so", ".pyd")):
+                args += ["--ro-bind", str(empty), full]
     return args
 
 

@@ -88,16 +88,26 @@ def record_global_batch(rec, i: int | str, c: dict) -> None:
 
 
 # ================================================================ Task 4: the battery
-# One battery serves every test of a test file: `Battery.run` runs each section in turn on
-# world_size fresh processes (forked on Linux: milliseconds), each writing its rank's result to
-# a temporary folder; each graded test records its own section. A rank that crashes (or dies
-# tearing its process group down) costs only its section. For each section the ranks meet in a
-# fresh process group through a FileStore in that folder (no port to pick) and talk gloo over
-# loopback. Every wait has a deadline (PG_TIMEOUT_S per collective,
-# BATTERY_DEADLINE_S for everything), so a broken submission fails in seconds and a hanging one
-# costs the sections it hangs in, never the grader.
+# One battery serves every test of a test file: `Battery.run` runs its sections once, each rank
+# writing its result per section to a temporary folder, and each graded test records its own
+# section. The ranks meet through a FileStore in that folder (no port to pick) and talk gloo over
+# loopback. Two ways to run, one result:
+#   in turn: world_size processes (forked on Linux: milliseconds) run every section one after
+#     the other in one process group, a barrier between sections, each on objects of its own
+#     (a fresh Net, MiniDDP and optimizer). A fork of a process that imported torch costs
+#     ~10 ms of CPU, so this is the cheap way: world_size processes, not sections x world_size.
+#   apart: each section on world_size fresh processes and a process group of its own, all
+#     sections at once; a rank that raises, crashes or hangs costs only its section.
+# Sections run in turn until the first trouble: a rank raising, a rank process ending before its
+# last result, or a section not finished within SECTION_STALL_S. From that section on they run
+# apart, so whatever went wrong is recorded exactly as if every section had run apart (a section
+# that raised in turn runs again, fresh). Every wait has a deadline (PG_TIMEOUT_S per collective,
+# BATTERY_DEADLINE_S for both ways together), so a broken submission fails in seconds and a
+# hanging one costs the sections it hangs in, never the grader.
 PG_TIMEOUT_S = 10  # a rank stuck in a collective (or waiting for a peer) raises after this
-BATTERY_DEADLINE_S = 40  # all ranks, all sections (under 1 s when forked, 5 s when not)
+BATTERY_DEADLINE_S = 40  # all ranks, all sections, both ways (under 1 s when forked)
+SECTION_STALL_S = 5  # in turn: a section not done on every rank by then runs apart
+IN_TURN = "inturn"  # the tag of the in-turn run's results and store
 
 Section = Callable[["Battery", int, dict], dict]  # (battery, rank, cases) -> this rank's values
 
@@ -153,56 +163,66 @@ class Battery:
         }
 
     # ------------------------------------------------------------ the worker processes
-    def worker_main(self, rank: int, workdir: str, name: str) -> None:
-        """One rank of section `name`, in a process of its own and a process group of its own
-        (a hang, an exception or a crash spoils only that section): its result is written as
-        soon as it has one, before the group is torn down."""
+    def worker_main(self, rank: int, workdir: str, names: list[str], tag: str) -> None:
+        """One rank running the sections `names` in turn, in one process group of its own
+        (store and results tagged `tag`): each section's result is written as soon as it has
+        one; the first section that raises ends the run (the parent runs the rest apart)."""
         torch.set_num_threads(1)
         os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")  # loopback only, also in a sandbox
         with open(os.path.join(workdir, "cases.pkl"), "rb") as f:
             cases = pickle.load(f)  # inside the sandbox, between our own processes
-        # A FileStore per section: no port to race for, and a fresh group after a timeout.
-        store = dist.FileStore(os.path.join(workdir, f"store-{name}"), self.world_size)
-        try:
-            dist.init_process_group("gloo", store=store, rank=rank, world_size=self.world_size,
-                                    timeout=datetime.timedelta(seconds=PG_TIMEOUT_S))
-            out = {"raised": None, "values": self.sections[name](self, rank, cases)}
-        except Exception as e:  # noqa: BLE001 - the type name is recorded
-            frames = traceback.extract_tb(e.__traceback__)  # the last one outside torch
-            where = ([f for f in frames if "site-packages" not in f.filename] or frames)[-1]
-            out = {"raised": exception_kind(e), "message": f"{str(e)[:300]} (at "
-                   f"{os.path.basename(where.filename)}:{where.lineno})",
-                   "where": student_where(e, os.path.dirname(sys.modules["ddp"].__file__)),
-                   "forbidden": getattr(e, "graded_forbidden", None)}  # the blocker's module
-        path = _result_path(workdir, rank, name)
-        with open(path + ".tmp", "wb") as f:
-            pickle.dump(out, f)
-        os.replace(path + ".tmp", path)  # appears only once complete
-        if dist.is_initialized():
-            # Stay until every rank of the section is done: a rank that leaves early (raised,
-            # or outside a subgroup) would break a peer still connecting to it, and that peer
-            # would report the broken connection instead of its own result. The parent stops
-            # waiting once every rank has written its result, so a peer stuck for good costs
-            # nothing here.
+        # A FileStore per run: no port to race for, and a fresh group for every run.
+        store = dist.FileStore(os.path.join(workdir, f"store-{tag}"), self.world_size)
+        for i, name in enumerate(names):
+            try:
+                if i == 0:
+                    dist.init_process_group("gloo", store=store, rank=rank,
+                                            world_size=self.world_size,
+                                            timeout=datetime.timedelta(seconds=PG_TIMEOUT_S))
+                out = {"raised": None, "values": self.sections[name](self, rank, cases)}
+            except Exception as e:  # noqa: BLE001 - the type name is recorded
+                frames = traceback.extract_tb(e.__traceback__)  # the last one outside torch
+                where = ([f for f in frames if "site-packages" not in f.filename] or frames)[-1]
+                out = {"raised": exception_kind(e), "message": f"{str(e)[:300]} (at "
+                       f"{os.path.basename(where.filename)}:{where.lineno})",
+                       "where": student_where(e, os.path.dirname(sys.modules["ddp"].__file__)),
+                       "forbidden": getattr(e, "graded_forbidden", None)}  # the blocker's module
+            path = _result_path(workdir, rank, name, tag)
+            with open(path + ".tmp", "wb") as f:
+                pickle.dump(out, f)
+            os.replace(path + ".tmp", path)  # appears only once complete
+            if out["raised"] or not dist.is_initialized():
+                break
+            # Every rank finishes this section before any starts the next (a rank outside a
+            # subgroup would otherwise run ahead into the next section's collectives).
             try:
                 dist.barrier()
-            except Exception:  # noqa: BLE001 - the result is written; only the exit is left
+            except Exception:  # noqa: BLE001 - a peer is gone: the parent runs the rest apart
+                break
+        if dist.is_initialized():
+            # Stay until every rank is done: a rank that leaves early (raised, or outside a
+            # subgroup) would break a peer still connecting to it, and that peer would report
+            # the broken connection instead of its own result. The parent stops waiting once
+            # every rank has written its result, so a peer stuck for good costs nothing here.
+            try:
+                dist.barrier()
+            except Exception:  # noqa: BLE001 - the results are written; only the exit is left
                 pass
             dist.destroy_process_group()
 
-    def _start(self, rank: int, workdir: str, name: str):
+    def _start(self, rank: int, workdir: str, names: list[str], tag: str):
         """Linux: fork, which is fast (torch is already imported) and safe here: this process
         holds no process group and starts no thread. Elsewhere (macOS, where forking a process
         that imported torch can crash): a fresh interpreter that re-runs the test file."""
         if sys.platform == "linux":
             p = mp.get_context("fork").Process(target=_forked_worker,
-                                               args=(self, rank, workdir, name), daemon=True)
+                                               args=(self, rank, workdir, names, tag), daemon=True)
             p.start()
             return p
         path = json.dumps([p for p in sys.path if p])
         return subprocess.Popen([sys.executable, "-I", "-B", "-c", _BOOT,
-                                 os.path.abspath(self.test_file), path, str(rank), workdir, name],
-                                stdin=subprocess.DEVNULL)
+                                 os.path.abspath(self.test_file), path, str(rank), workdir,
+                                 json.dumps(names), tag], stdin=subprocess.DEVNULL)
 
     def run(self, cases: dict) -> list[dict]:
         """Every rank's section results, rank order; run once per process and cached (a failure
@@ -219,49 +239,86 @@ class Battery:
         return result
 
     def _run_workers(self, cases: dict) -> list[dict]:
-        """Every section at once, each on world_size fresh processes of its own (its own
-        FileStore and process group: nothing is shared between sections but the deadline,
-        BATTERY_DEADLINE_S). A rank that reports nothing is recorded as having raised
-        DeadlineExceeded (still running at the deadline) or ChildProcessError (it died)."""
-        results = [{} for _ in range(self.world_size)]
+        """Every section's results: in turn while that goes well, apart from the first trouble
+        on (see the comment above Section); one deadline, BATTERY_DEADLINE_S, for both."""
+        results: list[dict] = [{} for _ in range(self.world_size)]
         with tempfile.TemporaryDirectory(prefix="ddp-") as workdir:
             with open(os.path.join(workdir, "cases.pkl"), "wb") as f:
                 pickle.dump(cases, f)
             deadline = time.monotonic() + BATTERY_DEADLINE_S
-            procs: dict[str, list] = {}
-            try:
-                for name in self.sections:
-                    procs[name] = [self._start(rank, workdir, name)
-                                   for rank in range(self.world_size)]
-
-                def waiting() -> bool:  # a rank still alive without its result
-                    return any(_alive(p) and not os.path.exists(_result_path(workdir, rank, name))
-                               for name, ranks in procs.items() for rank, p in enumerate(ranks))
-
-                while time.monotonic() < deadline and waiting():
-                    time.sleep(0.02)
-                running = {name: [_alive(p) for p in ranks] for name, ranks in procs.items()}
-            finally:
-                for ranks in procs.values():
-                    for p in ranks:
-                        _stop(p)
-            for name, ranks in procs.items():
-                for rank, p in enumerate(ranks):
-                    path = _result_path(workdir, rank, name)
-                    if os.path.exists(path):
-                        with open(path, "rb") as f:
-                            results[rank][name] = pickle.load(f)
-                    elif running[name][rank]:
-                        results[rank][name] = {
-                            "raised": "DeadlineExceeded",
-                            "message": f"no result within the {BATTERY_DEADLINE_S} s all "
-                                       f"sections share"}
-                    else:
-                        results[rank][name] = {
-                            "raised": "ChildProcessError",
-                            "message": f"the rank's process exited (code {_exit_code(p)}) "
-                                       f"before reporting its result"}
+            names = list(self.sections)
+            done = self._run_in_turn(workdir, names, deadline, results)
+            if done < len(names):
+                self._run_apart(workdir, names[done:], deadline, results)
         return results
+
+    def _run_in_turn(self, workdir: str, names: list[str], deadline: float,
+                     results: list[dict]) -> int:
+        """Run `names` in turn on world_size processes; keep the results of every section that
+        every rank finished without raising (into `results`) and return how many those are."""
+        procs = [self._start(rank, workdir, names, IN_TURN) for rank in range(self.world_size)]
+        done, since = 0, time.monotonic()
+        try:
+            while done < len(names):
+                now = time.monotonic()
+                paths = [_result_path(workdir, rank, names[done], IN_TURN)
+                         for rank in range(self.world_size)]
+                outs = [_read_result(p) for p in paths]
+                if any(o is not None and o["raised"] for o in outs):
+                    break  # this section runs again apart, where a raise costs only itself
+                if all(o is not None for o in outs):
+                    for rank, o in enumerate(outs):
+                        results[rank][names[done]] = o
+                    done, since = done + 1, now
+                    continue
+                if now > deadline or now - since > SECTION_STALL_S \
+                        or not all(_alive(p) for p in procs):
+                    break
+                time.sleep(0.01)
+        finally:
+            for p in procs:
+                _stop(p)
+        return done
+
+    def _run_apart(self, workdir: str, names: list[str], deadline: float,
+                   results: list[dict]) -> None:
+        """Each section of `names` at once, each on world_size fresh processes of its own (its
+        own FileStore and process group: nothing is shared between sections but the deadline).
+        A rank that reports nothing is recorded as having raised DeadlineExceeded (still
+        running at the deadline) or ChildProcessError (it died)."""
+        procs: dict[str, list] = {}
+        try:
+            for name in names:
+                procs[name] = [self._start(rank, workdir, [name], name)
+                               for rank in range(self.world_size)]
+
+            def waiting() -> bool:  # a rank still alive without its result
+                return any(_alive(p) and not os.path.exists(_result_path(workdir, rank, name,
+                                                                         name))
+                           for name, ranks in procs.items() for rank, p in enumerate(ranks))
+
+            while time.monotonic() < deadline and waiting():
+                time.sleep(0.02)
+            running = {name: [_alive(p) for p in ranks] for name, ranks in procs.items()}
+        finally:
+            for ranks in procs.values():
+                for p in ranks:
+                    _stop(p)
+        for name, ranks in procs.items():
+            for rank, p in enumerate(ranks):
+                out = _read_result(_result_path(workdir, rank, name, name))
+                if out is not None:
+                    results[rank][name] = out
+                elif running[name][rank]:
+                    results[rank][name] = {
+                        "raised": "DeadlineExceeded",
+                        "message": f"no result within the {BATTERY_DEADLINE_S} s all "
+                                   f"sections share"}
+                else:
+                    results[rank][name] = {
+                        "raised": "ChildProcessError",
+                        "message": f"the rank's process exited (code {_exit_code(p)}) "
+                                   f"before reporting its result"}
 
     def record(self, rec, name: str, cases: dict, prefix: str = "") -> None:
         """Record section `name` of every rank (observation names start with `prefix`): the
@@ -300,14 +357,24 @@ class Battery:
 _RESULTS: dict = {}  # cases["key"] -> Battery.run's results, or the exception it raised
 
 
-def _result_path(workdir: str, rank: int, name: str) -> str:
-    """Where rank `rank` of section `name` writes its result (it appears only once complete)."""
-    return os.path.join(workdir, f"rank{rank}-{name}.pkl")
+def _result_path(workdir: str, rank: int, name: str, tag: str | None = None) -> str:
+    """Where rank `rank` writes its result of section (or job) `name` in the run tagged `tag`
+    (it appears only once complete)."""
+    return os.path.join(workdir, f"rank{rank}-{name}" + (f"-{tag}.pkl" if tag else ".pkl"))
 
 
-def _forked_worker(battery: Battery, rank: int, workdir: str, name: str) -> None:
+def _read_result(path: str) -> dict | None:
+    """The result written at `path`, or None while there is none."""
     try:
-        battery.worker_main(rank, workdir, name)
+        with open(path, "rb") as f:
+            return pickle.load(f)
+    except FileNotFoundError:
+        return None
+
+
+def _forked_worker(battery: Battery, rank: int, workdir: str, names: list[str], tag: str) -> None:
+    try:
+        battery.worker_main(rank, workdir, names, tag)
     finally:
         os._exit(0)  # never return into the parent's copy of pytest
 
@@ -315,7 +382,8 @@ def _forked_worker(battery: Battery, rank: int, workdir: str, name: str) -> None
 # Elsewhere than Linux, a fresh interpreter per rank re-runs the test file for its BATTERY.
 _BOOT = ("import sys, json, runpy; sys.path[:0] = json.loads(sys.argv[2]); "
          "battery = runpy.run_path(sys.argv[1], run_name='__ddp_worker__')['BATTERY']; "
-         "battery.worker_main(int(sys.argv[3]), sys.argv[4], sys.argv[5])")
+         "battery.worker_main(int(sys.argv[3]), sys.argv[4], json.loads(sys.argv[5]), "
+         "sys.argv[6])")
 
 
 def _alive(p) -> bool:
