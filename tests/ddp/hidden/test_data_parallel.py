@@ -1,8 +1,8 @@
 """Task 4 (hidden) — MiniDDP and train_step over 3 real processes, and a process group.
 
 One start of 3 worker processes serves every test of this file: each rank runs every section
-of BATTERY (see common.Battery) in a process group of its own, and each graded test records
-its own section on every rank.
+of BATTERY (see common.Battery: in turn, or apart once one goes wrong), and each graded
+test records its own section on every rank.
 """
 
 import numpy as np

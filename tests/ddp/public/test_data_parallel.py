@@ -1,8 +1,8 @@
 """Task 4 — MiniDDP and train_step, run by real processes (gloo over 127.0.0.1).
 
 One start of 2 worker processes serves every test of this file: each rank runs every section
-of BATTERY (see common.Battery) in a process group of its own, and each graded test records
-its own section on every rank.
+of BATTERY (see common.Battery: in turn, or apart once one goes wrong), and each graded
+test records its own section on every rank.
 """
 
 import numpy as np
