@@ -15,7 +15,10 @@ sandbox"), same machine, same run:
 - `bulk --jobs 2` on a class of CLASS_SIZE copies of the reference (env BENCH_CLASS, default
   48) of fusion, minigrad and ddp: CPU seconds per student, the machine's CPU time during the
   run (/proc/stat: everything the grader started, wherever it was reaped; run on a quiet
-  machine), warm vs cold.
+  machine), warm vs cold;
+- ddp's battery (tests/ddp/common.py) on the reference, public and hidden: CPU seconds of the
+  process and the ranks it forked (rusage), its sections in turn (one process per rank) vs
+  apart (one per rank and section, what a section that goes wrong falls back to).
 
 Figures are medians of REPEATS wall times (env BENCH_REPEATS, default 3).
 
@@ -127,6 +130,46 @@ def bulk_cpu_row(name: str) -> dict:
                     "better")
 
 
+BATTERY_CPU = r"""
+import resource, runpy, sys
+sys.path[:0] = [sys.argv[1] + "/solutions", sys.argv[1] + "/tests/ddp", sys.argv[1]]
+import common
+if sys.argv[2] == "apart":
+    common.Battery._run_in_turn = lambda self, workdir, names, deadline, results: 0
+common.warm_up_optimizer()
+batteries = [runpy.run_path(f"{sys.argv[1]}/tests/ddp/{v}/test_data_parallel.py",
+                            run_name="battery")["BATTERY"] for v in ("public", "hidden")]
+def cpu():
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                   resource.getrusage(resource.RUSAGE_CHILDREN)))
+start = cpu()
+for b in batteries:
+    if any(out["raised"] for rank in b._run_workers(b.cases(seed=1)) for out in rank.values()):
+        raise SystemExit("a section raised")
+print(cpu() - start)
+"""
+
+
+def battery_row() -> dict:
+    """ddp's battery on the reference: CPU seconds in turn vs apart (median of REPEATS each,
+    interleaved, each in a fresh interpreter)."""
+    import subprocess
+
+    def cpu(way: str) -> float:
+        done = subprocess.run([PY, "-c", BATTERY_CPU, str(ROOT), way], capture_output=True,
+                              text=True, timeout=300, check=True, cwd=ROOT)
+        return float(done.stdout.split()[-1])
+
+    in_turn, apart = [], []
+    for _ in range(REPEATS):
+        in_turn.append(cpu("in_turn"))
+        apart.append(cpu("apart"))
+    return row("warm", "ddp battery (public + hidden, reference): CPU s", statistics.median(in_turn),
+               "s", peer=statistics.median(apart),
+               peer_name="every section apart (one process per rank and section)",
+               note=f"rusage of the process and its ranks, median of {REPEATS}; lower is better")
+
+
 def watch_row(name: str) -> dict:
     """Seconds from a save to the redrawn report under `watch`, in this process."""
     import queue
@@ -185,6 +228,7 @@ def rows() -> list[dict]:
     for name in ("minigrad", "fusion"):
         out += guarded("warm", [f"watch {name}"], lambda name=name: [watch_row(name)])
     out += guarded("warm", ["make demo"], lambda: [demo_row()])
+    out += guarded("warm", ["ddp battery"], lambda: [battery_row()])
     for name in ("fusion", "minigrad", "ddp"):
         out += guarded("warm", [f"bulk {name}"], lambda name=name: [bulk_cpu_row(name)])
     return out
