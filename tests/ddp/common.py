@@ -683,13 +683,9 @@ def run_jobs(jobs: list[dict]) -> list[dict]:
             for *_, p in started:
                 _stop(p)
         for j, rank, name, p in started:
-            path = _result_path(workdir, rank, name)
-            if os.path.exists(path):
-                with open(path, "rb") as f:
-                    results[j][rank] = pickle.load(f)
-            else:
-                results[j][rank] = {"outcome": "died" if _exit_code(p) not in (None, -9)
-                                    else "no answer"}
+            out = _read_result(_result_path(workdir, rank, name))
+            results[j][rank] = out if out is not None else {
+                "outcome": "died" if _exit_code(p) not in (None, -9) else "no answer"}
     return results
 
 
