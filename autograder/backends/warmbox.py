@@ -16,8 +16,9 @@ forbidden rule removes is never in its memory), and holds no fd but its socket.
 runs here, or None (the cold chain: `HostBox`) where the switch (`TRAINING_SYSTEMS_WARM=0`)
 forces cold, isolation is off, there is no namespaces layer, the one-time probe (a child
 that enters a holder's sandbox) fails on this machine, or it is the process's first request
-for the assignment and has a single child (public tests only, or golden generation): a
-zygote's imports cost a cold child's, so it pays off from its second child.
+for the assignment and has a single child (a check's public tests, or golden generation; a
+graded run's public child is followed by its hidden one): a zygote's imports cost a cold
+child's, so it pays off from its second child.
 """
 
 from __future__ import annotations
@@ -316,12 +317,13 @@ class WarmZygotes:
             return None
         # a zygote pays off from its second child: a process's first run of an assignment with
         # a lone child (`check`: public tests only; golden generation) starts cold, and pays
-        # no probe either
+        # no probe either. A graded run's public child is followed by its hidden one.
         key = f"{request.assignment.root}:{request.assignment.name}"
         with self.lock:
             again = key in self.asked
             self.asked.add(key)
-        start = again or (len(request.visibilities) > 1 and request.mode == "replay")
+        start = again or request.graded_public or (
+            len(request.visibilities) > 1 and request.mode == "replay")
         if not start and self.get(request.assignment, start=False) is None:
             return None
         if probe(request.policy) is not None:

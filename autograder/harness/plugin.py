@@ -68,6 +68,16 @@ def package_import_site(text: str) -> dict | None:
             "error": errors[-1][-MAX_ERROR_CHARS:], "source": source[-MAX_ERROR_CHARS:]}
 
 
+def brief_failure(excinfo: pytest.ExceptionInfo) -> str:
+    """A graded test's failure as pytest's own report holds it in a graded child: the
+    exception's line, not pytest's formatted traceback. Nobody reads that report there (the
+    child's stdout is discarded; `RecordingPlugin` records the error, its type and the student's
+    frame from the exception itself), and formatting it (every frame's source, read and
+    laid out) was a third of a failing submission's CPU. Collection errors keep pytest's
+    format: `package_import_site` reads it."""
+    return excinfo.exconly()
+
+
 def forbidden_module(error: BaseException | None) -> str | None:
     """The module a forbidden-import blocker refused (its `graded_forbidden`: boot.py's
     finder, compiled_ops.py, the view's stubs), or None."""
@@ -158,6 +168,9 @@ class RecordingPlugin:
         if self.config is not None and self.config.reverse:
             keep.reverse()  # golden time: the reference timed in the other order too
         items[:] = keep
+        if not self.local:  # a student's own pytest run keeps its tracebacks
+            for item in keep:
+                item.repr_failure = brief_failure
 
     def pytest_exception_interact(self, node: pytest.Item | pytest.Collector,
                                   call: pytest.CallInfo, report: pytest.CollectReport) -> None:

@@ -1,22 +1,54 @@
 """Parent-side checks for fusion (trusted: they run in the grader, never in the sandbox).
 
-The resolution checks compute the truth with transformers' own `smart_resize`, imported here in
-the parent (this module loads while the sandboxed tests run, so the import costs no wall time);
-the sandbox only reports what the student's code returned.
+The resolution checks compute the truth with transformers' own `smart_resize`, in the parent
+(`load_smart_resize`); the sandbox only reports what the student's code returned.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
+import importlib
+import importlib.util
 import math
 import os
 import re
+from pathlib import Path
 
 import numpy as np
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import smart_resize  # noqa: E402
-
 TOKEN_AREA = 28 * 28  # pixels per LM token: 14-px patches merged 2 x 2
+SMART_RESIZE_MODULE = "transformers.models.qwen2_vl.image_processing_pil_qwen2_vl"
+
+
+def load_smart_resize():
+    """transformers' own `smart_resize`, compiled from its installed source alone where that
+    function needs nothing but `math` and builtins: importing its module loads transformers'
+    image stack and torch (3.6 CPU s in every grading process, for one pure function).
+    Otherwise (a transformers whose function needs more), the module's, imported.
+    crosscheck_transformers.py checks the two agree on every stored size."""
+    spec = importlib.util.find_spec("transformers")  # a top-level name: nothing is imported
+    if spec is not None and spec.origin:
+        path = Path(spec.origin).parent.joinpath(*SMART_RESIZE_MODULE.split(".")[1:])
+        try:
+            tree = ast.parse(path.with_suffix(".py").read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            tree = ast.Module([], [])
+        found = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "smart_resize"]
+        if len(found) == 1 and not found[0].decorator_list:
+            node = found[0]
+            local = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)} | {
+                n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            free = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - local
+            if free <= set(dir(builtins)) | {"math"}:
+                namespace = {"math": math, "__builtins__": builtins}
+                exec(compile(ast.Module([node], []), str(path.with_suffix(".py")), "exec"), namespace)
+                return namespace["smart_resize"]
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    return importlib.import_module(SMART_RESIZE_MODULE).smart_resize
+
+
+smart_resize = load_smart_resize()
 
 
 def _index(name: str) -> int:

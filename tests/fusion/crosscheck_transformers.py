@@ -5,14 +5,18 @@ are recomputed (a) with transformers' own CLIP loss, `image_text_contrastive_los
 transformers 5.23; `clip_loss` in 4.x) on `logits_per_text`, as CLIPModel.forward builds them,
 and (b) with the CLIP paper's pseudocode (Radford et al. 2021, Figure 3) transcribed to torch,
 the multiplier capped at 100 as §2.5 says; then compared with the goldens (which come from
-solutions/) with each observation's manifest tolerance. The resolution tests need no such
-script: their check (checks.py) calls transformers' smart_resize in the parent at grading time.
+solutions/) with each observation's manifest tolerance. The resolution tests need no stored
+truth: their check (checks.py) calls transformers' smart_resize in the parent at grading time,
+compiled from transformers' source without importing its module; on every stored size and
+pixel limit, that function is compared here with the module's own, imported.
 
     .venv/bin/python tests/fusion/crosscheck_transformers.py   # exit 0: goldens agree
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
 import re
 import sys
@@ -25,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from transformers.models.clip import modeling_clip
+from transformers.models.qwen2_vl import image_processing_pil_qwen2_vl
 
 from autograder.authoring.crosscheck import Golden, main
 
@@ -79,5 +84,41 @@ def clip_oracle(golden: Golden):
             yield golden.compare(name, oracle_values(fn, golden.cases[i], i)[name], oracle)
 
 
+def resize_outcome(fn, h: int, w: int, limits) -> list[int] | str:
+    kwargs = {} if limits is None else {"min_pixels": limits[0], "max_pixels": limits[1]}
+    try:
+        return [int(v) for v in fn(h, w, factor=28, **kwargs)]
+    except ValueError:
+        return "ValueError"
+
+
+def resize_oracle(golden: Golden):
+    """checks.py's smart_resize (compiled from transformers' source) against the module's own,
+    on every stored size and pixel limit of the resolution tests."""
+    cases = golden.cases
+    if not isinstance(cases, dict) or not {"sizes", "limits"} <= cases.keys():
+        return
+    ours = load_checks().smart_resize
+    for j, limits in enumerate(cases["limits"]):
+        wrong = [(h, w) for h, w in cases["sizes"] if resize_outcome(ours, h, w, limits)
+                 != resize_outcome(image_processing_pil_qwen2_vl.smart_resize, h, w, limits)]
+        yield golden.finding(f"resize[{j}]", f"checks.py's smart_resize differs at {wrong[:3]}"
+                             if wrong else None)
+
+
+@functools.cache
+def load_checks():
+    spec = importlib.util.spec_from_file_location("fusion_checks", HERE / "checks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def oracles(golden: Golden):
+    yield from clip_oracle(golden)
+    yield from resize_oracle(golden)
+
+
 if __name__ == "__main__":
-    sys.exit(main(__file__, clip_oracle, "transformers' CLIP loss and the CLIP pseudocode"))
+    sys.exit(main(__file__, oracles, "transformers' CLIP loss and the CLIP pseudocode, "
+                  "and transformers' smart_resize"))
