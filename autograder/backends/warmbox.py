@@ -315,9 +315,8 @@ class WarmZygotes:
         caps = capabilities(request.policy)
         if not enabled() or request.policy.mode == "none" or not caps.namespaces:
             return None
-        # a zygote pays off from its second child: a process's first run of an assignment with
-        # a lone child (`check`: public tests only; golden generation) starts cold, and pays
-        # no probe either. A graded run's public child is followed by its hidden one.
+        # a zygote pays off from its second child (a graded run's public child has its hidden
+        # one): a process's first lone child of an assignment (`check`, goldens) starts cold
         key = f"{request.assignment.root}:{request.assignment.name}"
         with self.lock:
             again = key in self.asked
