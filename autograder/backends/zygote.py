@@ -5,12 +5,13 @@ as `python -I -B zygote.py FD PRELOAD_JSON VIEW_JSON`; never imported.
 It makes itself non-dumpable, imports the third-party modules of PRELOAD_JSON (never the
 assignment's package, tests or a submission) through the children's view of the packages
 (VIEW_JSON: its [source, target] mounts; `ViewFinder`: nothing the view removes is ever in
-its memory), closes every fd but its SOCK_SEQPACKET socket FD and says
-`{"ready": [modules], "fds": [...], "threads": n}`. Then it
-serves one request per message: a JSON object `{"boot", "config", "workdir", "env", "rlimits",
-"cgroup", "uid", "gid", "ns", "skip"}` with fds attached: stdout, stderr, one fd per namespace
-named in "ns" (/proc/<holder>/ns/<name>, opened by the grader) and the holder's root (an
-O_PATH fd of /proc/<holder>/root). Before each fork it asserts that it runs one thread.
+its memory), freezes what they made (gc.freeze: a child's collector never walks, so never
+copies, those objects), closes every fd but its SOCK_SEQPACKET socket FD and says
+`{"ready": [modules], "fds": [...], "threads": n}`. Then it serves one request per message:
+a JSON object `{"boot", "config", "workdir", "env", "rlimits", "cgroup", "uid", "gid", "ns",
+"skip"}` with fds attached: stdout, stderr, one fd per namespace named in "ns"
+(/proc/<holder>/ns/<name>, opened by the grader) and the holder's root (an O_PATH fd of
+/proc/<holder>/root). Before each fork it asserts that it runs one thread.
 
 The fork enters the sandbox, in this order, before it reads a byte of the run folder (`enter`):
 non-dumpable; stdio from the fds; every other fd closed but the namespace fds; joins the
@@ -35,6 +36,7 @@ a killed fork's own child comes back to it to be reaped.
 from __future__ import annotations
 
 import ctypes
+import gc
 import importlib.machinery
 import json
 import os
@@ -75,8 +77,7 @@ def check(ok: bool, step: str) -> None:
 
 
 def prctl(lib, option: int, arg: int = 0) -> int:
-    c = ctypes.c_ulong
-    return lib.prctl(ctypes.c_int(option), c(arg), c(0), c(0), c(0))
+    return lib.prctl(ctypes.c_int(option), *(ctypes.c_ulong(v) for v in (arg, 0, 0, 0)))
 
 
 def close_fds_except(lib, keep: list[int]) -> None:
@@ -331,13 +332,11 @@ def preload(names: list[str]) -> list[str]:
 
 
 def reap() -> None:
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] != 0:
+            pass
+    except ChildProcessError:
+        pass
 
 
 def serve(sock: socket.socket, view: ViewFinder) -> None:
@@ -383,6 +382,8 @@ def main() -> None:
     view = ViewFinder(json.loads(sys.argv[3]) if len(sys.argv) > 3 else [])
     view.install()
     loaded = preload(json.loads(sys.argv[2]))
+    gc.collect()
+    gc.freeze()
     close_fds_except(lib, [sock.fileno()])
     open_fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
     sock.send(json.dumps({"ready": loaded, "fds": open_fds, "threads": threads()}).encode())

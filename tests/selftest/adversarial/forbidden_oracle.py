@@ -56,7 +56,9 @@ def globals_():
 
 
 def gc_objects():
-    """Every object the collector tracks; the outermost wrapper of a decorated function."""
+    """Every object the collector tracks (the warm zygote's, frozen before it forks, moved back
+    first); the outermost wrapper of a decorated function."""
+    gc.unfreeze()
     found = [obj for obj in gc.get_objects() if isinstance(obj, (type, types.FunctionType))
              and obj.__name__ == NAME and obj.__module__ == MODULE]
     found.sort(key=lambda obj: not hasattr(obj, "__wrapped__"))
