@@ -13,6 +13,7 @@ runner.py's.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -77,7 +78,11 @@ class EventReader:
         self.taken, self.cut = 0, 0
 
     def read(self) -> list[dict]:
-        if not self.path.exists() or self.offset >= MAX_EVENTS_BYTES:
+        """The events appended since the last read (the file is opened only when it grew)."""
+        try:
+            if self.offset >= MAX_EVENTS_BYTES or os.stat(self.path).st_size <= self.offset:
+                return []
+        except OSError:
             return []
         with open(self.path, "rb") as f:
             f.seek(self.offset)
