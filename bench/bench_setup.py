@@ -7,8 +7,9 @@ SETUP_UV_HOME, where .ci/setup.sh keeps uv itself): "cold" starts from empty
 caches, "warm" reuses the caches the cold run filled. Cold still has what this machine gives pip
 without a download (pip's find-links, e.g. the local CPU torch wheel); everything else comes
 from the package index. The pip peer is the same Makefile with SETUP_INSTALLER=pip (pip
---no-compile, same pins). The demo figure is `python -m autograder demo --jobs 2` in this
-checkout, beside the same demo graded one example at a time (--jobs 1, as before).
+--no-compile, same pins). The demo figure is `python -m autograder demo --jobs 4` in this
+checkout (what `make demo` runs: DEMO_JOBS=4), beside the same demo graded one example at a
+time (--jobs 1, as before).
 
     python bench/bench_setup.py          # 15-30 minutes on the loaded 2-core machine
 """
@@ -104,10 +105,10 @@ def demo_rows() -> list[dict]:
     py = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv").exists() else sys.executable
     with tempfile.TemporaryDirectory(prefix="bench-demo-") as t:
         cmd = [py, "-m", "autograder", "demo", "--out"]
-        ours = timed([*cmd, f"{t}/j2", "--jobs", "2"], ROOT, dict(os.environ), DEMO_TIMEOUT_S)
+        ours = timed([*cmd, f"{t}/j4", "--jobs", "4"], ROOT, dict(os.environ), DEMO_TIMEOUT_S)
         before = load()
         serial = timed([*cmd, f"{t}/j1", "--jobs", "1"], ROOT, dict(os.environ), DEMO_TIMEOUT_S)
-    return [row("demo", "make demo after setup: 4 example zips x 8 assignments, --jobs 2", ours,
+    return [row("demo", "make demo after setup: 4 example zips x 8 assignments, --jobs 4", ours,
                 "s", peer=serial, peer_name="one example at a time (--jobs 1)",
                 note=f"lower is better; {before}")]
 
@@ -117,7 +118,7 @@ def rows() -> list[dict]:
                    "make setup, fresh clone, warm cache", "make setup again (nothing changed)",
                    "make setup-instructor after setup (instructor extra)"]
     return (guarded("setup", setup_whats, setup_rows)
-            + guarded("demo", ["make demo after setup: 4 example zips x 8 assignments, --jobs 2"],
+            + guarded("demo", ["make demo after setup: 4 example zips x 8 assignments, --jobs 4"],
                       demo_rows))
 
 
