@@ -37,9 +37,9 @@ $(ISTAMP): $(STAMP)
 	@SETUP_BYTECODE=0 bash .ci/setup.sh dev,instructor
 	@touch $(ISTAMP)
 
-# grades the four bundled example zips in parallel (DEMO_JOBS at once: all four, since about
-# half of their wall time is ddp's rendezvous timeouts, which leave the cores idle); a summary
-# table at the end, each example's full report in out/demo/<example>/
+# grades the four bundled example zips in parallel (DEMO_JOBS at once: all four, since much of
+# their wall time is ddp's rendezvous timeouts, which leave the cores idle; two assignments of
+# each at once); a summary table at the end, each example's full report in out/demo/<example>/
 demo: setup
 	$(PY) -m autograder demo --jobs $(DEMO_JOBS)
 

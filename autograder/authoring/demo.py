@@ -1,9 +1,10 @@
 """`python -m autograder demo`: grade the bundled example zips in parallel, then one table.
 
-Each example zip is one job, graded whole by `pipeline.grade` (so the public and hidden children
-of one submission still never run at the same time); `jobs` of them run at once on a thread
-pool, as `bulk --jobs` runs its students (each job's sandboxed children are separate processes;
-the uid slots are flocks, exclusive between threads too). Heavy examples are started first.
+Each example zip is one job, graded whole by `pipeline.grade`, PARALLEL of its assignments at
+once in two phases (every public child, then every hidden one: the public and hidden children
+of one submission never run at the same time); `jobs` examples run at once on a thread pool,
+as `bulk --jobs` runs its students (each job's sandboxed children are separate processes; the
+uid slots are flocks, exclusive between threads too).
 
 What a run leaves under OUT/<example>/: results.json (Gradescope's schema), instructor.json, and
 report.txt, the full terminal report that `grade` would print. The terminal gets a line per
@@ -31,6 +32,7 @@ from ..sandbox import SandboxPolicy
 from .examples import EXAMPLE_NAMES, examples_dir
 
 REPORT = "report.txt"
+PARALLEL = 2  # assignments of one example at once: ddp's timeouts leave the cores idle
 
 
 @dataclass
@@ -63,7 +65,8 @@ def grade_one(name: str, assignments: list[str] | None, policy: SandboxPolicy,
               out: Path) -> ExampleRun:
     """Grade examples/<name>.zip and write OUT/<name>/{results,instructor}.json and report.txt."""
     started = time.monotonic()
-    results = pipeline.grade(examples_dir() / f"{name}.zip", assignments, policy)
+    results = pipeline.grade(examples_dir() / f"{name}.zip", assignments, policy,
+                             parallel=PARALLEL)
     target = out / name
     write(target, results)
     with open(target / REPORT, "w", encoding="utf-8") as f:

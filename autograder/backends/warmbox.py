@@ -4,21 +4,18 @@ that enters the sandbox bubblewrap builds for it, instead of a fresh `python -I 
 
 Per child, `WarmBox` starts the whole cold chain (the same `RunSandbox.command`: cgroup,
 rlimits, bwrap with the same mounts, masks and namespaces, the slot uid) around a tiny holder
-(`sleep`) instead of python, opens the holder's namespaces and root, and hands them with the
-child's stdout/stderr to the zygote, whose fork enters the sandbox (zygote.py). Killing the
-holder tears its namespaces down; `after_child` kills the cgroup and the uid as the cold path
-does. The zygote is one per (assignment, grader process), started on first use, recycled after
-MAX_FORKS forks; it imports what `preload.preload_list` names (never the assignment's package,
-tests or a submission) through the children's view of the packages (sandbox/view.py: what a
-forbidden rule removes is never in its memory), and holds no fd but its socket.
+(`sleep`), opens the holder's namespaces and root, and hands them with the child's stdout and
+stderr to the zygote, whose fork enters the sandbox (zygote.py). Killing the holder tears its
+namespaces down; `after_child` kills the cgroup and the uid as the cold path does. A zygote
+per (assignment, grader process) starts on first use and is recycled after MAX_FORKS forks; it
+imports what `preload.preload_list` names through the children's view (sandbox/view.py).
 
-`WarmZygotes.factory` answers the box class to use for a request: `WarmBox` where the warm path
-runs here, or None (the cold chain: `HostBox`) where the switch (`TRAINING_SYSTEMS_WARM=0`)
-forces cold, isolation is off, there is no namespaces layer, the one-time probe (a child
-that enters a holder's sandbox) fails on this machine, or it is the process's first request
-for the assignment and has a single child (a check's public tests, or golden generation; a
-graded run's public child is followed by its hidden one): a zygote's imports cost a cold
-child's, so it pays off from its second child.
+`WarmZygotes.factory` answers the box class to use for a request: `WarmBox`, or None (the cold
+chain: `HostBox`) where the switch (`TRAINING_SYSTEMS_WARM=0`) forces cold, isolation is off,
+there is no namespaces layer, the one-time probe (a child that enters a holder's sandbox)
+fails here, or it is the process's first request for the assignment and has a lone child (a
+check's public tests, golden generation; a graded run's public child has its hidden one): a
+zygote's imports cost a cold child's, so it pays off from its second child.
 """
 
 from __future__ import annotations
@@ -132,10 +129,7 @@ class WarmChild:
         self.holder: subprocess.Popen | None = None
 
     def poll(self) -> int | None:
-        if self.pidfd < 0:
-            return 0
-        ready, _, _ = select.select([self.pidfd], [], [], 0)
-        return 0 if ready else None
+        return 0 if self.pidfd < 0 or select.select([self.pidfd], [], [], 0)[0] else None
 
     def kill(self) -> None:
         try:
@@ -283,32 +277,38 @@ class WarmZygotes:
     def __init__(self):
         self.lock = threading.Lock()
         self.zygotes: OrderedDict[str, Zygote | None] = OrderedDict()
+        self.starting: dict[str, threading.Lock] = {}  # held while that zygote imports
         self.asked: set[str] = set()  # assignments a run was asked for
         atexit.register(self.close)
 
     def get(self, assignment: Assignment, start: bool = True) -> Zygote | None:
-        """The assignment's zygote; with `start` False, only one already running."""
+        """The assignment's zygote; with `start` False, only one already running. Zygotes of
+        different assignments start at the same time; one assignment's, once."""
         key = f"{assignment.root}:{assignment.name}"
         with self.lock:
-            zygote = self.zygotes.get(key)
-            if zygote is not None and (not zygote.alive() or zygote.forks >= MAX_FORKS):
-                zygote.close()
-                self.zygotes.pop(key)
-            if key not in self.zygotes and not start:
-                return None
-            if key not in self.zygotes:
-                try:
-                    forbidden = assignment.forbidden
-                    self.zygotes[key] = Zygote(preload_list(assignment), forbidden,
-                                               child_view(list(forbidden)).mounts)
-                except OSError:
-                    self.zygotes[key] = None  # not here: the cold chain runs it
-            self.zygotes.move_to_end(key)
-            while len(self.zygotes) > MAX_ZYGOTES:
-                _, old = self.zygotes.popitem(last=False)
-                if old is not None:
-                    old.close()
-            return self.zygotes[key]
+            starting = self.starting.setdefault(key, threading.Lock())
+        with starting:
+            with self.lock:
+                zygote = self.zygotes.get(key)
+                if zygote is not None and (not zygote.alive() or zygote.forks >= MAX_FORKS):
+                    zygote.close()
+                    self.zygotes.pop(key)
+                if key in self.zygotes:
+                    self.zygotes.move_to_end(key)
+                if key in self.zygotes or not start:
+                    return self.zygotes.get(key)
+            try:
+                forbidden = assignment.forbidden
+                made = Zygote(preload_list(assignment), forbidden, child_view(list(forbidden)).mounts)
+            except OSError:
+                made = None  # not here: the cold chain runs it
+            with self.lock:
+                self.zygotes[key] = made
+                while len(self.zygotes) > MAX_ZYGOTES:
+                    _, old = self.zygotes.popitem(last=False)
+                    if old is not None:
+                        old.close()
+                return made
 
     def factory(self, request: RunRequest, skip: tuple[str, ...] = ()):
         """The box class for `request`'s children: a WarmBox factory, or None (cold)."""

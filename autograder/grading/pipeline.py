@@ -8,8 +8,10 @@ Each stage takes and returns typed values and calls no other stage. `grade_stage
 tests on the placement's backend in this order: the public tests (in a graded run, on the graded
 inputs, redacted), those that failed there once more on the published inputs (their messages
 are what the student sees), then the hidden tests; no child whose output is shown runs after a
-hidden child. Everything here runs in the trusted parent; student code runs only in the
-runner's child.
+hidden child. `grade(parallel=N)` grades N assignments of a submission at once, in two phases
+(every public child, then every hidden one), so its public and hidden children never run side
+by side. Everything here runs in the trusted parent; student code runs only in the runner's
+child.
 
     from autograder.grading import pipeline
     from autograder.sandbox import SandboxPolicy
@@ -22,7 +24,9 @@ from __future__ import annotations
 import shutil
 import threading
 import time
-from dataclasses import replace
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import backends
@@ -34,7 +38,7 @@ from .cause_text import render
 from .intake import Part, staging_dir, take_in
 from .judge import AssignmentGrade, TestResult, all_failed, judge_run, task_numbers, task_stores
 from .report import Results
-from .store import GoldenStore, load_inputs, load_store
+from .store import GoldenStore, StoreError, load_inputs, load_store
 
 
 def prepare(policy: SandboxPolicy, placement: Placement | None = None) -> list[str]:
@@ -52,9 +56,10 @@ def prepare(policy: SandboxPolicy, placement: Placement | None = None) -> list[s
 def grade(submission: Path, assignments: list[str] | None = None,
           policy: SandboxPolicy | None = None,
           visibilities: tuple[str, ...] = VISIBILITIES,
-          placement: Placement | None = None) -> Results:
+          placement: Placement | None = None, parallel: int = 1) -> Results:
     """Grade every assignment package found in `submission` (a folder or a zip; or only
-    `assignments`), its children on the `placement`'s backend (default: the host)."""
+    `assignments`), its children on the `placement`'s backend (default: the host); with
+    `parallel` > 1, that many assignments at once (`_grade_parts`)."""
     started = time.monotonic()
     policy = policy or SandboxPolicy.create()
     warnings = prepare(policy, placement)
@@ -62,8 +67,7 @@ def grade(submission: Path, assignments: list[str] | None = None,
     work = staging_dir()
     try:
         intake = take_in(Path(submission), work, chosen)
-        grades = [_grade_part(part, visibilities, policy, None, None, placement,
-                              time.monotonic()) for part in intake.parts]
+        grades = _grade_parts(intake.parts, visibilities, policy, placement, parallel)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return Results(grades, list(intake.problems), warnings, time.monotonic() - started)
@@ -105,18 +109,62 @@ def grade_submission_root(assignment: Assignment, root: Path,
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _grade_parts(parts: list[Part], visibilities: tuple[str, ...], policy: SandboxPolicy,
+                 placement: Placement | None, parallel: int) -> list[AssignmentGrade]:
+    """Every part graded, in order: one after the other, or `parallel` at once in two phases:
+    every part's public children (with their feedback runs), then, once all of them have
+    ended, every part's hidden children. A submission's public and hidden children thus never
+    run at the same time, and its assignments' waits (ddp's timeouts) overlap others' work.
+    The longest first: by the reference's stored seconds."""
+    def public(part: Part) -> _PublicDone | AssignmentGrade:
+        return _part_public(part, visibilities, policy, None, None, placement)
+
+    if parallel <= 1 or len(parts) < 2:
+        return [_part_hidden(part, public(part)) for part in parts]
+    order = sorted(parts, key=lambda part: -_reference_seconds(part.assignment, visibilities))
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        firsts = list(pool.map(public, order))
+        graded = dict(zip(map(id, order), pool.map(_part_hidden, order, firsts)))
+    return [graded[id(part)] for part in parts]
+
+
+def _reference_seconds(assignment: Assignment, visibilities: tuple[str, ...]) -> float:
+    """The reference's stored test seconds (0 where a store is missing or unreadable)."""
+    try:
+        return sum(t.seconds or 0.0 for v in visibilities
+                   for t in load_store(assignment, v).tests.values())
+    except (StoreError, OSError, ValueError, KeyError, TypeError):
+        return 0.0
+
+
 def _grade_part(part: Part, visibilities: tuple[str, ...], policy: SandboxPolicy,
                 task: int | None, ids: frozenset[str] | None, placement: Placement | None,
                 started: float) -> AssignmentGrade:
     """One assignment after intake: every test failed for intake's first problem, or run
-    and judged (intake's notes first)."""
+    and judged (intake's notes first); its wall time counted from `started`."""
+    grade_ = _part_hidden(part, _part_public(part, visibilities, policy, task, ids, placement))
+    grade_.wall_s = time.monotonic() - started
+    return grade_
+
+
+def _part_public(part: Part, visibilities: tuple[str, ...], policy: SandboxPolicy,
+                 task: int | None, ids: frozenset[str] | None,
+                 placement: Placement | None) -> _PublicDone | AssignmentGrade:
+    """A part's first phase: its grade when intake refused it (every test failed for intake's
+    first problem), else its public tests run and judged."""
     if part.impl_root is None:
         return all_failed(part.assignment, visibilities, list(part.problems), list(part.notes),
-                          started, task, ids)
-    grade_ = grade_staged(part.assignment, part.impl_root, visibilities, policy, task, ids,
-                          placement)
+                          time.monotonic(), task, ids)
+    return _public_phase(part.assignment, part.impl_root, visibilities, policy, task, ids,
+                         placement)
+
+
+def _part_hidden(part: Part, first: _PublicDone | AssignmentGrade) -> AssignmentGrade:
+    """A part's second phase: its hidden tests run and judged (intake's notes first)."""
+    if isinstance(first, AssignmentGrade):
+        return first
+    grade_ = _hidden_phase(first)
     grade_.notes[:0] = part.notes
-    grade_.wall_s = time.monotonic() - started
     return grade_
 
 
@@ -135,6 +183,30 @@ def grade_staged(assignment: Assignment, impl_root: Path,
     inputs the student never had), and what their child printed there is never shown. Each
     public test that fails there runs again on the published inputs, for its message: the
     failure the student's own check shows, or that it passes only on the published inputs."""
+    return _hidden_phase(_public_phase(assignment, impl_root, visibilities, policy, task, ids,
+                                       placement, graded_inputs))
+
+
+@dataclass
+class _PublicDone:
+    """One assignment between its phases: the public tests' runs and results, and how to run
+    the hidden ones (`_hidden_phase`)."""
+
+    assignment: Assignment
+    judged: dict[str, GoldenStore]
+    first: dict[str, GoldenStore]
+    runs: list[RunResult]
+    tests: list[TestResult]
+    problems: list[str]
+    graded: bool
+    run: Callable[[dict[str, GoldenStore]], RunResult]
+    seconds: float  # the phase's own wall time
+
+
+def _public_phase(assignment: Assignment, impl_root: Path, visibilities: tuple[str, ...],
+                  policy: SandboxPolicy | None, task: int | None, ids: frozenset[str] | None,
+                  placement: Placement | None, graded_inputs: bool | None = None) -> _PublicDone:
+    """`grade_staged` up to its hidden tests: the public ones (and their feedback run)."""
     policy = policy or SandboxPolicy.create()
     started = time.monotonic()
     graded = ("hidden" in visibilities) if graded_inputs is None else graded_inputs
@@ -176,15 +248,26 @@ def grade_staged(assignment: Assignment, impl_root: Path,
         tests = [_with_feedback(t, feedback.get(t.id)) if t.visibility == "public" else t
                  for t in tests]
         problems = [render(e) for e in shown.collect_errors] + problems
-    if "hidden" in judged and "hidden" not in first:
+    return _PublicDone(assignment, judged, first, runs, tests, problems, graded, run,
+                       time.monotonic() - started)
+
+
+def _hidden_phase(done: _PublicDone) -> AssignmentGrade:
+    """`grade_staged` from its hidden tests on: they run (unless the package did not import)
+    and are judged; the assignment's grade."""
+    started = time.monotonic()
+    runs, tests, problems = list(done.runs), list(done.tests), list(done.problems)
+    if "hidden" in done.judged and "hidden" not in done.first:
         # a package that does not import fails the hidden tests the same way: not started
         hidden = RunResult({}, [], "", 0, 0.0) if runs and runs[0].package_error \
-            else run({"hidden": judged["hidden"]})
+            else done.run({"hidden": done.judged["hidden"]})
         runs.append(hidden)
         problems += [render(e) for e in hidden.collect_errors]
-        tests += _judge_stores(assignment, {"hidden": judged["hidden"]}, hidden, graded)
-    return AssignmentGrade(assignment, tests, problems=dedupe(problems),
-                           wall_s=time.monotonic() - started, run=RunResult.joined(runs))
+        tests += _judge_stores(done.assignment, {"hidden": done.judged["hidden"]}, hidden,
+                               done.graded)
+    return AssignmentGrade(done.assignment, tests, problems=dedupe(problems),
+                           wall_s=done.seconds + time.monotonic() - started,
+                           run=RunResult.joined(runs))
 
 
 def _judge_stores(assignment: Assignment, stores: dict[str, GoldenStore], result: RunResult,

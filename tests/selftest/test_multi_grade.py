@@ -253,3 +253,53 @@ def test_class_report_counts_hidden_hints_results_json_does_not_show_them(course
     assert MEAN_HINT not in (out / "alice" / "results.json").read_text()
     assert MEAN_HINT in (out / "alice" / "instructor.json").read_text()
     assert f"1 student: {MEAN_HINT}" in (out / "class_report.md").read_text()
+
+
+def test_parallel_grading_keeps_a_submissions_public_and_hidden_children_apart(
+        course, tmp_path, monkeypatch):
+    """`grade(parallel=2)` (pipeline._grade_parts): the assignments' public children run side
+    by side (a barrier breaks unless the two graded public runs overlap), no public child of
+    the submission runs while one of its hidden children does (toy2's public run is held 2 s
+    longer: grading each assignment's phases in one go would start toy's hidden run inside
+    it), and the grades are those of one assignment after the other."""
+    import threading
+
+    monkeypatch.setenv(ROOT_VARIABLE, str(course))
+    sub = tmp_path / "sub"
+    write(sub / "toy" / "__init__.py", SOLUTION)
+    write(sub / "toy2" / "__init__.py", SOLUTION.replace("return sum(xs) / len(xs)",
+                                                         "return sum(xs) / (len(xs) - 1)"))
+    real, lock, spans = pipeline.backends.run, threading.Lock(), []
+    both_public = threading.Barrier(2, timeout=30)
+    first_grade = [True]
+
+    def recorded(request, placement=None):
+        public = request.visibilities == ("public",)
+        if public and request.graded_public and first_grade[0]:
+            both_public.wait()
+        start = time.monotonic()
+        try:
+            result = real(request, placement)
+            if public and request.assignment.name == "toy2":
+                time.sleep(2.0)
+            return result
+        finally:
+            with lock:
+                spans.append((request.visibilities, start, time.monotonic()))
+
+    monkeypatch.setattr(pipeline.backends, "run", recorded)
+    parallel = pipeline.grade(sub, parallel=2)
+    public = [(s, e) for v, s, e in spans if v == ("public",)]
+    hidden = [(s, e) for v, s, e in spans if v == ("hidden",)]
+    assert len(hidden) == 2 and len(public) >= 2
+    assert all(pe <= hs or he <= ps for ps, pe in public for hs, he in hidden), spans
+    first_grade[0] = False
+    sequential = pipeline.grade(sub)
+
+    def outcome(results):
+        return [(g.assignment.name, g.score, [(t.id, t.passed, t.hints) for t in g.tests])
+                for g in results.grades]
+
+    assert outcome(parallel) == outcome(sequential)
+    scores = {g.assignment.name: g.score for g in parallel.grades}
+    assert scores["toy"] == FULL and scores["toy2"] < FULL
