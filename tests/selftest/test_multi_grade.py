@@ -199,13 +199,17 @@ def build(case: str, tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.parametrize("parallel", [1, 2])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_attack_on_one_assignment_spares_the_other(case, course, tmp_path, monkeypatch):
+def test_attack_on_one_assignment_spares_the_other(case, parallel, course, tmp_path,
+                                                   monkeypatch):
+    """Graded one assignment after the other, and both at once (`parallel=2`: the attacked
+    package's children run beside the untouched one's)."""
     monkeypatch.setenv(ROOT_VARIABLE, str(course))
     _, _, most, said = CASES[case]
     sub = build(case, tmp_path)
     started = time.monotonic()
-    results = pipeline.grade(sub)
+    results = pipeline.grade(sub, parallel=parallel)
     seconds = time.monotonic() - started
     grades = {g.assignment.name: g for g in results.grades}
     assert "toy2" in grades, results.problems
