@@ -194,7 +194,7 @@ class _PublicDone:
 
     assignment: Assignment
     judged: dict[str, GoldenStore]
-    first: dict[str, GoldenStore]
+    hidden_left: bool  # the hidden tests are to run (a check's ran with the public ones)
     runs: list[RunResult]
     tests: list[TestResult]
     problems: list[str]
@@ -248,8 +248,8 @@ def _public_phase(assignment: Assignment, impl_root: Path, visibilities: tuple[s
         tests = [_with_feedback(t, feedback.get(t.id)) if t.visibility == "public" else t
                  for t in tests]
         problems = [render(e) for e in shown.collect_errors] + problems
-    return _PublicDone(assignment, judged, first, runs, tests, problems, graded, run,
-                       time.monotonic() - started)
+    return _PublicDone(assignment, judged, "hidden" in judged and "hidden" not in first, runs,
+                       tests, problems, graded, run, time.monotonic() - started)
 
 
 def _hidden_phase(done: _PublicDone) -> AssignmentGrade:
@@ -257,7 +257,7 @@ def _hidden_phase(done: _PublicDone) -> AssignmentGrade:
     and are judged; the assignment's grade."""
     started = time.monotonic()
     runs, tests, problems = list(done.runs), list(done.tests), list(done.problems)
-    if "hidden" in done.judged and "hidden" not in done.first:
+    if done.hidden_left:
         # a package that does not import fails the hidden tests the same way: not started
         hidden = RunResult({}, [], "", 0, 0.0) if runs and runs[0].package_error \
             else done.run({"hidden": done.judged["hidden"]})
