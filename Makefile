@@ -4,7 +4,9 @@ STAMP   := .venv/.installed
 A       ?= minigrad
 SUB     ?= examples/complete.zip
 OUT     ?= out
-JOBS    ?= 2
+# pytest workers for `make test`: one more than the cores (at most 8), since a sixth of the suite's
+# time is spent waiting out deadlines (ddp's stuck ranks, hung children) with a core idle
+JOBS    ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 7 ] && n=7; echo $$((n + 1)))
 DEMO_JOBS ?= 4
 ONLY    ?=          # goldens/selftest: limit to these assignments (default: all)
 

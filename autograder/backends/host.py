@@ -27,11 +27,15 @@ class HostBackend:
     def problem(self) -> str | None:
         return None
 
-    def run(self, request: RunRequest) -> RunResult:
+    def warm_zygotes(self) -> warmbox.WarmZygotes:
+        """This process's zygotes (made on first use)."""
         with self.lock:
             if self.zygotes is None:
                 self.zygotes = warmbox.WarmZygotes()
-        return run_tests(request, self.zygotes.factory(request) or HostBox)
+            return self.zygotes
+
+    def run(self, request: RunRequest) -> RunResult:
+        return run_tests(request, self.warm_zygotes().factory(request) or HostBox)
 
 
 BACKEND = HostBackend()

@@ -45,6 +45,7 @@ def broken(mode, target, name, section):
     return run
 
 
+common.warm_up_optimizer()  # as Battery.run does before its workers start (not in each rank)
 for mode in sys.argv[3:]:
     for name, section in sections.items():
         common.SECTIONS[name] = broken(mode, sys.argv[2], name, section)
