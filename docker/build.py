@@ -20,16 +20,32 @@ from autograder.backends.docker_image import Podman, PodmanService, build_runner
 
 # Blocks on stdin, the read end of a pipe only `serve` holds open: when serve ends, however (even
 # SIGKILL), the pipe closes and the watchdog stops the podman service and removes its folder.
+# A service that exited but is not yet reaped (a zombie: its parent, serve, is gone) counts as
+# stopped: waiting on it would only delay the folder's removal.
 WATCHDOG = """\
 import os, shutil, signal, sys, time
 pid, folder = int(sys.argv[1]), sys.argv[2]
+
+
+def running():
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        pass
+    os.kill(pid, 0)  # no /proc here: raises once the process is gone
+    return True
+
+
 sys.stdin.buffer.read()
 try:
     os.kill(pid, signal.SIGTERM)
     for _ in range(100):
-        os.kill(pid, 0)
+        if not running():
+            break
         time.sleep(0.1)
-    os.kill(pid, signal.SIGKILL)
+    else:
+        os.kill(pid, signal.SIGKILL)
 except ProcessLookupError:
     pass
 shutil.rmtree(folder, ignore_errors=True)
