@@ -77,11 +77,14 @@ class HostBox:
 
 
 def kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL the process group `proc` leads and reap `proc` (bounded wait)."""
+    """SIGKILL the process group `proc` leads, close the pipe to its stdin if it has one, and
+    reap `proc` (bounded wait)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    if proc.stdin is not None:
+        proc.stdin.close()
     try:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:

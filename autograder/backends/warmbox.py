@@ -4,11 +4,13 @@ that enters the sandbox bubblewrap builds for it, instead of a fresh `python -I 
 
 Per child, `WarmBox` starts the whole cold chain (the same `RunSandbox.command`: cgroup,
 rlimits, bwrap with the same mounts, masks and namespaces, the slot uid) around a tiny holder
-(`sleep`), opens the holder's namespaces and root, and hands them with the child's stdout and
-stderr to the zygote, whose fork enters the sandbox (zygote.py). Killing the holder tears its
-namespaces down; `after_child` kills the cgroup and the uid as the cold path does. A zygote
-per (assignment, grader process) starts on first use and is recycled after MAX_FORKS forks; it
-imports what `preload.preload_list` names through the children's view (sandbox/view.py).
+(a shell that waits for the end of a pipe only the grader writes: it ends when the grader does,
+even one killed before bubblewrap's --die-with-parent took hold), opens the holder's namespaces
+and root, and hands them with the child's stdout and stderr to the zygote, whose fork enters the
+sandbox (zygote.py). Killing the holder tears its namespaces down; `after_child` kills the
+cgroup and the uid as the cold path does. A zygote per (assignment, grader process) starts on
+first use and is recycled after MAX_FORKS forks; it imports what `preload.preload_list` names
+through the children's view (sandbox/view.py).
 
 `WarmZygotes.factory` answers the box class to use for a request: `WarmBox`, or None (the cold
 chain: `HostBox`) where the switch (`TRAINING_SYSTEMS_WARM=0`) forces cold, isolation is off,
@@ -146,16 +148,18 @@ class WarmChild:
 
 def start_holder(sandbox: RunSandbox, writable: list[Path],
                  forbidden: list[str]) -> tuple[subprocess.Popen, int]:
-    """The cold chain around `sleep` instead of python; returns it and the host pid of the
-    process bubblewrap made (its namespaces and root are the sandbox's) once the sandbox is
-    built (the holder wrote its first line)."""
+    """The cold chain around a waiting shell instead of python; returns it and the host pid of
+    the process bubblewrap made (its namespaces and root are the sandbox's) once the sandbox is
+    built (the holder wrote its first line). The shell reads its stdin, a pipe whose write end
+    only this process holds (`proc.stdin`, close-on-exec): if the grader dies, even before
+    bubblewrap's --die-with-parent prctl, the read ends and the sandbox with it."""
     info_r, info_w = os.pipe()
     ready_r, ready_w = os.pipe()
-    holder = [shutil.which("sh") or "/bin/sh", "-c", "echo ready; exec sleep 100000"]
+    holder = [shutil.which("sh") or "/bin/sh", "-c", "echo ready; read -r line"]
     cmd = sandbox.command(Path("/nonexistent"), Path("/nonexistent"), writable, forbidden,
                           program=holder, info_fd=info_w)
     try:
-        proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.DEVNULL, stdout=ready_w,
+        proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.PIPE, stdout=ready_w,
                                 stderr=subprocess.DEVNULL, cwd=sandbox.run / "work",
                                 start_new_session=True, pass_fds=[info_w],
                                 preexec_fn=cmd.preexec)  # noqa: PLW1509 (None with prlimit)

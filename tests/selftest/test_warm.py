@@ -216,3 +216,27 @@ def test_linger(toy, tmp_path, monkeypatch, skip):
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert bool(left) == bool(skip), f"processes left behind: {left}"
+
+
+def test_holder_ends_with_the_graders_end_of_its_pipe():
+    """A holder outlives no grader: closing the grader's end of its stdin pipe (what the
+    kernel does when the grader dies, even before bubblewrap's --die-with-parent took hold:
+    a bulk run killed while a holder started left `sleep` running) ends the holder's shell
+    and with it bubblewrap and the sandbox, without a signal from us."""
+    run = Path(tempfile.mkdtemp(prefix="grade-holder-test-"))  # as the probe's: enterable
+    for sub in ("work", "tmp", "lib"):
+        (run / sub).mkdir()
+    box = sandbox.RunSandbox(run, POLICY)
+    proc, pid = warmbox.start_holder(box, [], [])
+    try:
+        assert proc.poll() is None and Path(f"/proc/{pid}").exists()
+        proc.stdin.close()
+        proc.wait(timeout=30)
+        gone = not Path(f"/proc/{pid}").exists() or b"sh" not in Path(
+            f"/proc/{pid}/cmdline").read_bytes()
+        assert gone, "the sandbox's process outlived its holder"
+    finally:
+        host.kill_group(proc)
+        box.after_child()
+        box.close()
+        shutil.rmtree(run, ignore_errors=True)
