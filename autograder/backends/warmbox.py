@@ -4,13 +4,12 @@ that enters the sandbox bubblewrap builds for it, instead of a fresh `python -I 
 
 Per child, `WarmBox` starts the whole cold chain (the same `RunSandbox.command`: cgroup,
 rlimits, bwrap with the same mounts, masks and namespaces, the slot uid) around a tiny holder
-(a shell that waits for the end of a pipe only the grader writes: it ends when the grader does,
-even one killed before bubblewrap's --die-with-parent took hold), opens the holder's namespaces
-and root, and hands them with the child's stdout and stderr to the zygote, whose fork enters the
-sandbox (zygote.py). Killing the holder tears its namespaces down; `after_child` kills the
-cgroup and the uid as the cold path does. A zygote per (assignment, grader process) starts on
-first use and is recycled after MAX_FORKS forks; it imports what `preload.preload_list` names
-through the children's view (sandbox/view.py).
+(a shell that ends with the grader: holder.py), opens the holder's namespaces and root, and
+hands them with the child's stdout and stderr to the zygote, whose fork enters the sandbox
+(zygote.py). Killing the holder tears its namespaces down; `after_child` kills the cgroup and
+the uid as the cold path does. A zygote per (assignment, grader process) starts on first use and
+is recycled after MAX_FORKS forks; it imports what `preload.preload_list` names through the
+children's view (sandbox/view.py).
 
 `WarmZygotes.factory` answers the box class to use for a request: `WarmBox`, or None (the cold
 chain: `HostBox`) where the switch (`TRAINING_SYSTEMS_WARM=0`) forces cold, isolation is off,
@@ -34,7 +33,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections import OrderedDict
 from pathlib import Path
 
@@ -42,17 +40,16 @@ from ..assignments import Assignment
 from ..sandbox import Capabilities, RunSandbox, SandboxPolicy, capabilities, scrubbed_env
 from ..sandbox.view import child_view
 from .base import Child, RunRequest
+from .holder import HOLDER_S, holder_fds, start_holder
 from .hostbox import HostBox, kill_group
 from .preload import preload_list
 
 ZYGOTE = Path(__file__).with_name("zygote.py")
 ENV_SWITCH = "TRAINING_SYSTEMS_WARM"  # "0": every child takes the cold chain
 READY_S = 300.0  # a zygote's imports on a loaded machine
-HOLDER_S = 30.0  # bubblewrap building a holder's sandbox
 MAX_FORKS = 256  # then the zygote is replaced (bounded drift of its state)
 MAX_ZYGOTES = 8  # per grader process: one per assignment of the course (each 0.1-0.5 GB)
 ANSWER_S = 20.0  # a zygote's fork answer; past it the zygote is stopped and replaced
-NAMESPACES = ("user", "cgroup", "mnt", "ipc", "uts", "net", "pid")  # the order they are entered
 ZYGOTE_ENV = {"TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
 
 
@@ -144,79 +141,6 @@ class WarmChild:
             select.select([self.pidfd], [], [], 5)
             os.close(self.pidfd)
             self.pidfd = -1
-
-
-def start_holder(sandbox: RunSandbox, writable: list[Path],
-                 forbidden: list[str]) -> tuple[subprocess.Popen, int]:
-    """The cold chain around a waiting shell instead of python; returns it and the host pid of
-    the process bubblewrap made (its namespaces and root are the sandbox's) once the sandbox is
-    built (the holder wrote its first line). The shell reads its stdin, a pipe whose write end
-    only this process holds (`proc.stdin`, close-on-exec): if the grader dies, even before
-    bubblewrap's --die-with-parent prctl, the read ends and the sandbox with it."""
-    info_r, info_w = os.pipe()
-    ready_r, ready_w = os.pipe()
-    holder = [shutil.which("sh") or "/bin/sh", "-c", "echo ready; read -r line"]
-    cmd = sandbox.command(Path("/nonexistent"), Path("/nonexistent"), writable, forbidden,
-                          program=holder, info_fd=info_w)
-    try:
-        proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.PIPE, stdout=ready_w,
-                                stderr=subprocess.DEVNULL, cwd=sandbox.run / "work",
-                                start_new_session=True, pass_fds=[info_w],
-                                preexec_fn=cmd.preexec)  # noqa: PLW1509 (None with prlimit)
-    finally:
-        os.close(info_w)
-        os.close(ready_w)
-    try:
-        deadline = time.monotonic() + HOLDER_S
-        info, watch = b"", [info_r, ready_r]
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select(watch, [], [], 0.5)
-            if ready_r in ready:
-                os.read(ready_r, 64)
-                break
-            if info_r in ready:
-                chunk = os.read(info_r, 4096)
-                info += chunk
-                if not chunk:  # bubblewrap closed it: wait for the holder's line alone
-                    watch = [ready_r]
-            if proc.poll() is not None:
-                raise OSError("bubblewrap did not build the holder's sandbox")
-        else:
-            raise OSError("bubblewrap took too long to build the holder's sandbox")
-        while info_r in watch and not info.rstrip().endswith(b"}"):
-            chunk = os.read(info_r, 4096)
-            if not chunk:
-                break
-            info += chunk
-        return proc, int(json.loads(info)["child-pid"])
-    except (OSError, ValueError, KeyError) as e:
-        kill_group(proc)
-        raise OSError(f"no holder: {e}") from e
-    finally:
-        os.close(info_r)
-        os.close(ready_r)
-
-
-def holder_fds(pid: int) -> tuple[list[str], list[int]]:
-    """The holder's namespaces that differ from ours (in NAMESPACES order) and fds of them,
-    then an O_PATH fd of its root; checked against pid reuse with a pidfd."""
-    pidfd = os.pidfd_open(pid)
-    names, fds = [], []
-    try:
-        for name in NAMESPACES:
-            if os.stat(f"/proc/{pid}/ns/{name}").st_ino != os.stat(f"/proc/self/ns/{name}").st_ino:
-                names.append(name)
-                fds.append(os.open(f"/proc/{pid}/ns/{name}", os.O_RDONLY | os.O_CLOEXEC))
-        fds.append(os.open(f"/proc/{pid}/root", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC))
-        if select.select([pidfd], [], [], 0)[0] or "mnt" not in names or "pid" not in names:
-            raise OSError("the holder is gone or has no namespaces of its own")
-    except OSError:
-        for fd in fds:
-            os.close(fd)
-        raise
-    finally:
-        os.close(pidfd)
-    return names, fds
 
 
 class WarmBox(HostBox):

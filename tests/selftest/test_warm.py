@@ -23,7 +23,7 @@ from helpers import SOLUTION, command_lines, submission
 
 from autograder import sandbox
 from autograder.assignments import load
-from autograder.backends import host, warmbox
+from autograder.backends import holder, host, warmbox
 from autograder.grading.pipeline import grade_submission_root
 from autograder.grading.report import results_json
 
@@ -227,7 +227,7 @@ def test_holder_ends_with_the_graders_end_of_its_pipe():
     for sub in ("work", "tmp", "lib"):
         (run / sub).mkdir()
     box = sandbox.RunSandbox(run, POLICY)
-    proc, pid = warmbox.start_holder(box, [], [])
+    proc, pid = holder.start_holder(box, [], [])
     try:
         assert proc.poll() is None and Path(f"/proc/{pid}").exists()
         proc.stdin.close()
