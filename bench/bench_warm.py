@@ -88,9 +88,19 @@ def in_process_row() -> dict:
                note=f"interleaved, median of {REPEATS}; lower is better")
 
 
+def demo_jobs() -> str:
+    """`make demo`'s --jobs: the Makefile's DEMO_JOBS default."""
+    for line in (ROOT / "Makefile").read_text().splitlines():
+        name, sep, value = line.partition("?=")
+        if sep and name.strip() == "DEMO_JOBS":
+            return value.split("#")[0].strip()
+    raise RuntimeError("the Makefile sets no DEMO_JOBS")
+
+
 def demo_row() -> dict:
+    """`make demo`'s command (the Makefile's --jobs), warm then cold, setup done."""
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [PY, "-m", "autograder", "demo", "--jobs", "2", "--out", tmp]
+        cmd = [PY, "-m", "autograder", "demo", "--jobs", demo_jobs(), "--out", tmp]
         warm, cold = wall(cmd, True, 1), wall(cmd, False, 1)
     return row("warm", "make demo (4 example zips x 8 assignments), setup done", warm, "s",
                peer=cold, peer_name="cold chain (TRAINING_SYSTEMS_WARM=0)",

@@ -21,10 +21,16 @@ before they existed lack them (None: the test keeps its explicit or default limi
 Values (`expected`, mutant values) stay encoded plain data (harness.plaindata); `compare`
 decodes them. The derived views every stage needs — the run plan, per-test timeouts, the
 mutant values that may explain a wrong observation — are computed here and nowhere else.
+
+A process reads each file once while it is unchanged (`load_store` and `load_inputs` keep the
+parsed result keyed by the file's inode, size and mtime, and the test files' for the titles):
+bulk, demo and the self-test load the same stores for every submission. What they return is
+shared: callers read it and never change it (values are decoded into new objects).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -155,19 +161,34 @@ def _seconds(value: object) -> float | None:
 
 
 def load_store(assignment: Assignment, store: str, base: Path | None = None) -> GoldenStore:
-    """The golden store `store` (a visibility or GRADED_INPUTS)."""
+    """The golden store `store` (a visibility or GRADED_INPUTS); shared, never to be changed."""
     path = assignment.goldens_path(store, base)
-    if not path.exists():
-        raise StoreError(f"no goldens at {path}: run `make goldens`")
+    files = (*assignment.test_files("public"), *assignment.test_files("hidden"))
+    try:
+        key = (_identity(path), *map(_identity, files))
+    except FileNotFoundError:
+        raise StoreError(f"no goldens at {path}: run `make goldens`") from None
+    return _parsed_store(path, files, key)
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed_store(path: Path, files: tuple[Path, ...], key: tuple) -> GoldenStore:
+    """`path`'s store with the whole task titles from the test `files` (the store keeps them
+    cut to MAX_TITLE); once per `key` (the files' identities)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as e:
         raise StoreError(f"{path}: not JSON ({e})") from None
     store = GoldenStore.from_dict(data)
-    # the whole task titles from the test files (the store keeps them cut to MAX_TITLE)
-    titles = full_titles([*assignment.test_files("public"), *assignment.test_files("hidden")])
+    titles = full_titles(list(files))
     return replace(store, tests={tid: replace(t, task_title=titles.get(t.task, t.task_title))
                                  for tid, t in store.tests.items()})
+
+
+def _identity(path: Path) -> tuple:
+    """What changes when the file does: (path, device, inode, size, mtime and ctime in ns)."""
+    st = path.stat()
+    return str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 def load_stores(assignment: Assignment, visibilities: tuple[str, ...] = VISIBILITIES,
@@ -176,6 +197,16 @@ def load_stores(assignment: Assignment, visibilities: tuple[str, ...] = VISIBILI
 
 
 def load_inputs(assignment: Assignment, store: str, base: Path | None = None) -> dict:
-    """{test id: encoded cases} of `store` (empty when the assignment stores none)."""
+    """{test id: encoded cases} of `store` (empty when the assignment stores none); shared,
+    never to be changed."""
     path = assignment.inputs_path(store, base)
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    try:
+        key = _identity(path)
+    except FileNotFoundError:
+        return {}
+    return _parsed_inputs(path, key)
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed_inputs(path: Path, key: tuple) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
