@@ -43,7 +43,7 @@ RELEASE_ENGINE = frozenset({
     "backends/__init__.py", "backends/base.py", "backends/causes.py", "backends/host.py",
     "backends/runner.py",
     "backends/run_folder.py", "backends/hostbox.py", "backends/preload.py",
-    "backends/warmbox.py", "backends/zygote.py", "backends/timeouts.py",
+    "backends/warmbox.py", "backends/holder.py", "backends/zygote.py", "backends/timeouts.py",
     "grading/__init__.py", "grading/cause_text.py", "grading/compare.py",
     "grading/forbidden.py",
     "grading/found_instead.py", "grading/gradescope_schema.json", "grading/intake.py",
