@@ -36,8 +36,9 @@ $(BSTAMP): $(STAMP) .ci/warm_bytecode.py
 
 setup-instructor: $(ISTAMP) $(BSTAMP)
 
-$(ISTAMP): $(STAMP)
+$(ISTAMP): $(STAMP) .ci/warm_bytecode.py
 	@SETUP_BYTECODE=0 bash .ci/setup.sh dev,instructor
+	@bash .ci/setup.sh --bytecode --instructor
 	@touch $(ISTAMP)
 
 # grades the four bundled example zips in parallel (DEMO_JOBS at once: all four, since much of

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make setup`: the project's venv (.venv) with the pinned dependencies of pyproject.toml.
 #   bash .ci/setup.sh [EXTRAS]        e.g. "dev" or "dev,instructor" (default: none)
-#   bash .ci/setup.sh --bytecode      only write the children's bytecode (.ci/warm_bytecode.py)
+#   bash .ci/setup.sh --bytecode      only write the children's bytecode (.ci/warm_bytecode.py;
+#                                     --bytecode --instructor: the instructor processes')
 # Installs with uv (pinned below; pip installs it once from PyPI into SETUP_UV_HOME, default
 # ~/.cache/training-systems-setup/uv-VERSION, so a fresh clone reuses it), handing it
 # pip's own configuration (find-links, indexes, constraints: `pip config list`, PIP_* variables)
@@ -71,12 +72,12 @@ uv_install() {
 # (SETUP_BYTECODE=0: skip it, e.g. for an extra whose packages no child imports)
 warm_bytecode() {
     [ "${SETUP_BYTECODE:-1}" = 0 ] && return 0
-    env -u PYTHONDONTWRITEBYTECODE -u PYTHONPYCACHEPREFIX "$PY" .ci/warm_bytecode.py \
+    env -u PYTHONDONTWRITEBYTECODE -u PYTHONPYCACHEPREFIX "$PY" .ci/warm_bytecode.py "$@" \
         >/dev/null 2>&1 || true
 }
 
 if [ "${1:-}" = --bytecode ]; then  # only the bytecode (make's stamp for it)
-    warm_bytecode
+    warm_bytecode "${@:2}"  # --instructor: the instructor's own processes' (warm_bytecode.py)
     exit 0
 fi
 
