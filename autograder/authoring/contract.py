@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..assignments import Assignment
+from ..sandbox.pyparse import parse
 
 NO_DEFAULT = "<none>"
 
@@ -73,7 +74,7 @@ def parse_signature(text: str, line: int = 0) -> Entry:
     if params is None:
         return Entry(name, None, line)
     try:
-        args = ast.parse(f"def f{params}: pass").body[0].args
+        args = parse(f"def f{params}: pass").body[0].args
     except SyntaxError as e:
         raise ContractError(f"line {line}: `{text}` is not a Python signature: {e.msg}") from None
     return Entry(name, _parameters(args), line)

@@ -20,6 +20,7 @@ import numpy as np
 from ..assignments import VISIBILITIES, Assignment
 from ..grading.store import ObservationSpec, load_store
 from ..harness.plaindata import PlainDataError, decode
+from ..sandbox.pyparse import parse
 
 MIN_RTOL = 1e-6  # float32's epsilon is 1.2e-7: a few ulps of float32 arithmetic
 CONTRACT_MARK = "# contract:"
@@ -44,7 +45,7 @@ def _functions(path: Path) -> tuple[dict[str, ast.FunctionDef], list[str]]:
     if not path.exists():
         return {}, []
     text = path.read_text(encoding="utf-8")
-    tree = ast.parse(text)
+    tree = parse(text)
     return ({n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)},
             text.splitlines())
 
@@ -53,7 +54,7 @@ def _constants(path: Path) -> dict[str, ast.Assign]:
     """Module-level `NAME = {...}` assignments of a test file (tolerance dicts)."""
     if not path.exists():
         return {}
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parse(path.read_text(encoding="utf-8"))
     return {target.id: node for node in tree.body if isinstance(node, ast.Assign)
             and isinstance(node.value, ast.Dict) for target in node.targets
             if isinstance(target, ast.Name)}

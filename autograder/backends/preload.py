@@ -8,6 +8,7 @@ import ast
 
 from ..assignments import Assignment
 from ..harness.boot import ForbiddenImportBlocker
+from ..sandbox.pyparse import parse
 
 ALWAYS = ("pytest", "numpy")  # what the harness itself imports
 # what torch imports on first use, seconds each (an optimizer's first step and
@@ -30,7 +31,7 @@ def preload_list(assignment: Assignment) -> list[str]:
     names: list[str] = list(ALWAYS)
     for f in tests + solution:
         try:
-            tree = ast.parse(f.read_text(encoding="utf-8"))
+            tree = parse(f.read_text(encoding="utf-8"))
         except (OSError, SyntaxError, ValueError):
             continue
         bound: dict[str, str] = {}  # a name an `import m` binds -> m

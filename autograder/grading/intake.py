@@ -7,7 +7,6 @@ Every rejection is a clear, one-line message; nothing here imports or runs submi
 
 from __future__ import annotations
 
-import ast
 import stat
 import tempfile
 import zipfile
@@ -16,6 +15,7 @@ from pathlib import Path, PurePosixPath
 
 from ..assignments import Assignment, discover
 from ..backends.causes import Cause, Why
+from ..sandbox.pyparse import parse
 from .cause_text import render
 from .forbidden import forbidden_uses
 from .found_instead import found_instead
@@ -273,7 +273,7 @@ def stage(package_dir: Path, assignment: Assignment, dest: Path) -> Staged:
         text = (package_dir / rel).read_bytes()
         shown = f"{assignment.package}/{rel}"
         try:
-            tree = ast.parse(text, filename=shown)
+            tree = parse(text, filename=shown)
         except SyntaxError as e:
             staged.problems.append(syntax_problem(shown, e))
             continue

@@ -10,6 +10,8 @@ import functools
 import re
 from pathlib import Path
 
+from ..sandbox.pyparse import parse
+
 # "Task 4: backward(): seeding, ..."; also "Task 4 (hidden): ..." and "Task 4 — ..."
 TASK_LINE = re.compile(r"^Task\s+(\d+)\s*(?:\([^)]*\))?\s*(?::|—|–|-)\s*(.*)$")
 TITLE_END = re.compile(r"\.\s|\s—\s|:\s|\s–\s")
@@ -52,7 +54,7 @@ def _module_docstring(path: str, mtime_ns: int, size: int) -> str:
     version of the file (its modification time and size key the cache: every golden store's
     load names the tasks of every test file, and parsing is most of that load's cost)."""
     with open(path, encoding="utf-8") as f:
-        return (ast.get_docstring(ast.parse(f.read())) or "").strip()
+        return (ast.get_docstring(parse(f.read())) or "").strip()
 
 
 def full_titles(files: list[Path]) -> dict[int, str]:

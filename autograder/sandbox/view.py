@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from importlib.util import cache_from_source
 from pathlib import Path
 
+from .pyparse import parse
 from .rules import deciding_rule
 from .view_stubs import DEFS, masked_text, stubbed_text, top_nodes
 
@@ -126,7 +127,7 @@ def find_definition(module: str, name: str, dirs: list[str],
         return ("module", f"{module}.{name}")
     file = source_file(path)
     try:
-        tree = ast.parse(file.read_text(encoding="utf-8"))
+        tree = parse(file.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError):
         return None
     package = module if path.is_dir() else module.rpartition(".")[0]
@@ -322,11 +323,11 @@ def reexports(rule: str, path: Path, dirs: list[str]) -> list[tuple[Path, str]]:
     `Sampler` a module merely imports), but those the top-level package exports too
     (`torch.vmap`: allowed)."""
     top = rule.split(".")[0]
-    top_tree = ast.parse(source_file(module_path(top, dirs)).read_text(encoding="utf-8"))
+    top_tree = parse(source_file(module_path(top, dirs)).read_text(encoding="utf-8"))
     allowed = {a.asname or a.name for node in ast.walk(top_tree)
                if isinstance(node, ast.ImportFrom) for a in node.names}
     out = []
-    tree = ast.parse(source_file(path).read_text(encoding="utf-8"))
+    tree = parse(source_file(path).read_text(encoding="utf-8"))
     exported = {n.value for node in top_nodes(tree) if isinstance(node, ast.Assign)
                 and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
                 for n in ast.walk(node.value) if isinstance(n, ast.Constant)}

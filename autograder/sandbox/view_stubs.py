@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 
+from .pyparse import parse
+
 MESSAGE = "module '{rule}' is forbidden in this assignment"
 
 
@@ -53,7 +55,7 @@ def stub_source(name: str, rule: str, is_class: bool) -> str:
 def stubbed_text(text: str, names: dict[str, str] | None, rule_for_all: str | None) -> str:
     """`text` with the top-level definitions in `names` (name -> rule), or every top-level
     class and function (`rule_for_all`), replaced by stubs; decorators go with them."""
-    tree = ast.parse(text)
+    tree = parse(text)
     lines = text.splitlines(keepends=True)
     names = dict(names or {}) if not rule_for_all else {}
     if names:

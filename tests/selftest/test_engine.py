@@ -248,3 +248,35 @@ def test_golden_generation_fails_loudly_when_collection_fails(course_copy):
         "def test_add(rec):\n    rec.exact('x', 1)\n")
     with pytest.raises(GoldenError, match="share the id"):
         generate(load("toy", root), with_mutants=False)
+
+
+def test_the_graders_parses_run_one_at_a_time(monkeypatch):
+    """CPython 3.11's AST constructor keeps its recursion depth per interpreter: two threads'
+    parses at once can raise a spurious SystemError (seen once in a pytest worker, in a zygote's
+    preload list). Every parse of the grader goes through sandbox.pyparse.parse, which lets one
+    run at a time: here, with ast.parse slowed down, four threads never overlap."""
+    import ast
+    import threading
+    import time
+
+    from autograder.sandbox import pyparse
+
+    inside, most, lock = [0], [0], threading.Lock()
+    real = ast.parse
+
+    def slow(*args, **kwargs):
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.05)
+        with lock:
+            inside[0] -= 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pyparse.ast, "parse", slow)
+    threads = [threading.Thread(target=pyparse.parse, args=("x = 1",)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert most[0] == 1
