@@ -66,6 +66,7 @@ class Zygote:
                  mounts: tuple[tuple[str, str], ...] = ()):
         self.lock = threading.Lock()
         self.forks = 0
+        self.mounts = mounts  # the view it imported through: its children's
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock = ours
         env = {**scrubbed_env(Path("/nonexistent")), **ZYGOTE_ENV}
@@ -268,12 +269,14 @@ class WarmZygotes:
         box.hidden_refusal = HostBox.hidden_refusal
         return box
 
-    def close(self) -> None:
+    def close(self, keep: frozenset[Path] = frozenset()) -> None:
+        """Kill the zygotes: all (at exit), or all but those of the courses rooted at `keep`
+        (the self-test ends a temporary course's zygote with the test that made the course)."""
         with self.lock:
-            for zygote in self.zygotes.values():
+            for key in [k for k in self.zygotes if Path(k.rpartition(":")[0]) not in keep]:
+                zygote = self.zygotes.pop(key)
                 if zygote is not None:
                     zygote.close(kill=True)
-            self.zygotes.clear()
 
 
 @functools.lru_cache(maxsize=4)

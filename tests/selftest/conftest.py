@@ -5,20 +5,45 @@ from pathlib import Path
 
 import pytest
 
-from autograder.assignments import Assignment, load
+from autograder.assignments import ROOT, Assignment, discover, load
 from autograder.authoring.goldens import generate
 
 collect_ignore = ["toy_course"]
 TOY = Path(__file__).parent / "toy_course"
 
 
+TOY_ROOT = pytest.StashKey[Path]()
+
+
 @pytest.fixture(scope="session")
-def toy_course(tmp_path_factory) -> Path:
+def toy_course(tmp_path_factory, pytestconfig) -> Path:
     """A copy of the toy course with freshly generated goldens."""
     root = tmp_path_factory.mktemp("course") / "course"
     shutil.copytree(TOY, root)
     generate(load("toy", root))
+    pytestconfig.stash[TOY_ROOT] = root
     return root
+
+
+@pytest.fixture(scope="session", autouse=True)
+def room_for_the_toys_zygote():
+    """A worker grades the course's assignments and the toy course: room for a zygote each, so
+    that the toy's does not replace a real assignment's (whose restart costs 2-6 CPU s)."""
+    from autograder.backends import warmbox
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(warmbox, "MAX_ZYGOTES", max(warmbox.MAX_ZYGOTES, len(discover()) + 1))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def zygotes_of_temporary_courses_end_with_their_test(pytestconfig):
+    """A test's own course copy (toy_env, a tmp_path course) has no use for its zygote after
+    the test: closed then, so that the course's eight real zygotes and the session's toy are
+    not pushed out of the grader's MAX_ZYGOTES by copies (each restart: 0.2-6 CPU s)."""
+    yield
+    from autograder.backends import host
+    if host.BACKEND.zygotes is not None:
+        host.BACKEND.zygotes.close(keep=frozenset({ROOT, pytestconfig.stash.get(TOY_ROOT, ROOT)}))
 
 
 @pytest.fixture

@@ -201,3 +201,32 @@ def test_a_zygote_outlives_the_thread_that_started_it():
         assert started[0] is not None and started[0].alive()
     finally:
         zygotes.close()
+
+
+def test_zygotes_beyond_the_limit_replace_the_least_recently_used(toy_course, tmp_path,
+                                                                  monkeypatch):
+    """At most MAX_ZYGOTES per grader process, the least recently used replaced (killed); a
+    `close(keep=...)` keeps the courses it names and kills the rest."""
+    import shutil
+
+    from autograder.backends import warmbox
+
+    if warmbox.probe(SandboxPolicy.create()) is not None:
+        pytest.skip("no warm path here")
+    monkeypatch.setattr(warmbox, "MAX_ZYGOTES", 2)
+    courses = [load("toy", toy_course)]
+    for name in ("b", "c"):
+        shutil.copytree(toy_course, tmp_path / name)
+        courses.append(load("toy", tmp_path / name))
+    zygotes = warmbox.WarmZygotes()
+    try:
+        first, second = zygotes.get(courses[0]), zygotes.get(courses[1])
+        assert zygotes.get(courses[0]) is first  # used again: the most recent now
+        third = zygotes.get(courses[2])  # replaces the least recently used: the second
+        assert second.proc.wait(timeout=30) is not None and first.alive() and third.alive()
+        assert zygotes.get(courses[1], start=False) is None
+        zygotes.close(keep=frozenset({tmp_path / "c"}))
+        assert first.proc.wait(timeout=30) is not None and third.alive()
+        assert zygotes.get(courses[2], start=False) is third
+    finally:
+        zygotes.close()

@@ -210,22 +210,25 @@ def test_the_warm_path_holds_no_forbidden_object(name, technique, tmp_path, monk
     if warmbox.probe(warmbox.SandboxPolicy.create()) is not None:
         pytest.skip("no warm path here")
     viewless = bool(os.environ.get("ZYGOTE_VIEWLESS"))
-    if viewless:
+    zygotes = host.BACKEND.warm_zygotes()  # the process's own, which every warm grade uses
+    if viewless:  # its own zygotes: none started with the real view
         monkeypatch.setattr(warmbox, "child_view", lambda rules: View())
+        zygotes = warmbox.WarmZygotes()
+        monkeypatch.setattr(host.BACKEND, "zygotes", zygotes)
     monkeypatch.setenv(warmbox.ENV_SWITCH, "1")
-    zygotes = warmbox.WarmZygotes()  # this test's own: none started with another view
-    monkeypatch.setattr(host.BACKEND, "zygotes", zygotes)
     case = DELEGATES[name]
     if viewless and case.get("removed_by") == "compiled_ops":
         pytest.skip("removed by the child's compiled_ops, not by the view")
     assignment = load(case.get("assignment", name))
     ids = frozenset(case.get("tests", ())) or ids_of(assignment, case["test_file"])
     root = hostile(assignment, case, technique, tmp_path)
+    zygote = zygotes.get(assignment)  # started first (a lone child runs cold), or running
+    assert zygote is not None and zygote.mounts == warmbox.child_view(list(assignment.forbidden)).mounts
     try:
-        assert zygotes.get(assignment) is not None  # started first: a lone child runs cold
         grade = grade_submission_root(assignment, root, visibilities=("public",), ids=ids)
     finally:
-        zygotes.close()
+        if viewless:
+            zygotes.close()
     assert grade.run is not None and grade.run.path == "warm", grade.problems
     earned = [t.id for t in grade.tests if t.passed]
     if viewless:
