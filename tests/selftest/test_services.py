@@ -30,6 +30,7 @@ def _pids_with(text: str) -> list[int]:
 def test_docker_serve_stops_its_podman_service(sig):
     serve = subprocess.Popen([sys.executable, str(ROOT / "docker" / "build.py"), "serve"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    socket = None
     try:
         line = serve.stdout.readline()  # blocks until the service answers (<= 60 s) or exits
         assert line.startswith("export DOCKER_HOST=unix://"), line + serve.stderr.read()
@@ -46,10 +47,26 @@ def test_docker_serve_stops_its_podman_service(sig):
         assert not _pids_with(socket), f"{sig.name}: podman service left running"
         assert not Path(socket).parent.exists()
     finally:
+        # a service this test left (never another test's: a container test in another worker
+        # may be using its own podman service right now)
+        left = _pids_with(socket) if socket else _children(serve.pid)
         if serve.poll() is None:
             serve.kill()
-        for pid in _pids_with("podman-api-"):  # a left service: do not leak it past the test
+        for pid in left:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+
+
+def _children(ppid: int) -> list[int]:
+    """The processes whose parent is `ppid` (the service serve started, in its own session)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == ppid:
+            found.append(int(stat.parent.name))
+    return found
