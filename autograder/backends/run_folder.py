@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 
 from ..assignments import GRADED_INPUTS, Assignment
 from ..audiences import share
+from . import run_bytecode
 
 HARNESS = Path(__file__).resolve().parent.parent / "harness"
 MAX_EVENTS_BYTES = 64 * 2**20
@@ -44,6 +45,7 @@ def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple
     for f in sorted(HARNESS.glob("*.py")):  # the harness is one flat package
         if any(share(f"child-{v}", f"autograder/harness/{f.name}") for v in visibilities):
             shutil.copy2(f, lib / "harness" / f.name)
+            run_bytecode.place(lib / "harness" / f.name, rewritten=False)
     (lib / "__init__.py").write_text("")
     pkg = impl_root / assignment.package
     shutil.copytree(pkg, run / "impl" / assignment.package,
@@ -55,6 +57,7 @@ def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple
         for f in assignment.test_files(vis):
             if share(f"child-{vis}", tests / vis / f.name):
                 shutil.copy2(f, run / "tests" / vis / f.name)
+                run_bytecode.place(run / "tests" / vis / f.name, rewritten=True)
         stored = GRADED_INPUTS if graded_public and vis == "public" else vis
         src = assignment.inputs_path(stored, inputs_base)
         if src.exists() and share(f"child-{vis}", tests / "inputs" / f"{stored}.json"):
@@ -62,6 +65,7 @@ def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple
     if assignment.common_module.exists() and any(share(f"child-{v}", tests / "common.py")
                                                  for v in visibilities):
         shutil.copy2(assignment.common_module, run / "tests" / "common.py")
+        run_bytecode.place(run / "tests" / "common.py", rewritten=False)
     (run / "tests" / "pytest.ini").write_text("[pytest]\n")
     for d in ("work", "tmp"):
         (run / d).mkdir()

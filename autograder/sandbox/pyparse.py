@@ -21,3 +21,10 @@ def parse(source: str | bytes, filename: str = "<unknown>") -> ast.Module:
     """ast.parse(source, filename), never beside another thread's `parse`."""
     with _ONE_AT_A_TIME:
         return ast.parse(source, filename=filename)
+
+
+def compile_tree(tree: ast.Module, filename: str = "<unknown>"):
+    """compile(tree, filename, "exec") - converting the tree back - never beside another
+    thread's `parse` or `compile_tree`."""
+    with _ONE_AT_A_TIME:
+        return compile(tree, filename, "exec", dont_inherit=True)
