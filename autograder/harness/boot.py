@@ -12,6 +12,8 @@ import os
 import sys
 
 LAZY_LOADERS = frozenset({"__getattr__", "_get_module"})  # PEP 562 lazy modules (transformers)
+# pytest's built-in plugins the child's pytest does without (a zygote preloads the others)
+BLOCKED_PLUGINS = ("cacheprovider", "pastebin", "legacypath")
 
 
 class ForbiddenImportBlocker(importlib.abc.MetaPathFinder):
@@ -99,9 +101,9 @@ def main() -> int:
 
     from autograder.harness import plugin
 
-    args = [*cfg.test_files, "-q", "-p", "no:cacheprovider", "--rootdir", cfg.rootdir,
-            "-c", cfg.ini, "--import-mode=importlib", "--tb=short", "--no-header",
-            "-p", "no:pastebin", "-p", "no:legacypath"]
+    args = [*cfg.test_files, "-q", "--rootdir", cfg.rootdir, "-c", cfg.ini,
+            "--import-mode=importlib", "--tb=short", "--no-header",
+            *(arg for name in BLOCKED_PLUGINS for arg in ("-p", f"no:{name}"))]
     return int(pytest.main(args, plugins=[plugin, plugin.RecordingPlugin(cfg)]))
 
 

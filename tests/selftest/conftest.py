@@ -102,14 +102,14 @@ FAST_ASSIGNMENT = "minigrad"
 
 # Tests that take 10-45 s of wall each, mostly waiting (ddp's rendezvous, nbgrader's and
 # podman's processes): run first, so that pytest-xdist's first round hands one to each worker
-# and they overlap with the rest, instead of one of them ending the run alone.
+# and they overlap with the rest, instead of one of them ending the run alone. None of them
+# shares a module-scoped fixture with the tests left in place (test_release's release,
+# test_ddp_battery's scenarios): a worker of its own would build that fixture again.
 LONG_FIRST = ("test_docker.py::test_examples_score_the_same_in_containers[classic-bugs-ddp]",
               "test_nbgrader.py::test_nbgrader_autogrades",
               "test_nbgrader.py::test_tampered_notebooks",
               "test_warm.py::test_classic_bugs_example_parity[ddp]",
               "test_course.py::test_goldens_are_fresh[ddp]",
-              "test_release.py::test_release_works_alone",
-              "test_ddp_battery.py::test_a_clean_run",
               "test_variants.py::test_correct_variant_scores_full_marks[ddp-",
               "test_variants.py::test_correct_variant_scores_full_marks[dedup-float32_inside]",
               "test_bug_hints.py::test_no_hint_names_a_mistake_the_bug_does_not_make[ddp-",
