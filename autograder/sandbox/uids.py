@@ -31,15 +31,34 @@ def is_root() -> bool:
 
 
 def _uid_pids(uid: int) -> list[int]:
+    """The processes of `uid` still running: not one that has ended and waits to be reaped (a
+    zombie: nothing of it runs, no signal reaches it; a warm child's are its zygote's to reap)."""
     out = []
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
-                if os.stat(f"/proc/{name}").st_uid == uid:
+                if os.stat(f"/proc/{name}").st_uid == uid and not _ended(name):
                     out.append(int(name))
             except OSError:
                 pass
     return out
+
+
+def _ended(pid: str) -> bool:
+    """Whether process `pid` has ended: every thread of it a zombie (a main thread that exits
+    alone leaves a zombie leader whose other threads still run: not ended), or it is gone."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return True
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat", "rb") as f:
+                if f.read().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X"):
+                    return False
+        except (OSError, IndexError):
+            continue  # that thread is gone
+    return True
 
 
 def kill_uid(uid: int, rounds: int = 50) -> None:
