@@ -205,15 +205,15 @@ class WarmZygotes:
 
     def __init__(self):
         self.lock = threading.Lock()
-        self.zygotes: OrderedDict[str, Zygote | None] = OrderedDict()
-        self.starting: dict[str, threading.Lock] = {}  # held while that zygote imports
-        self.asked: set[str] = set()  # assignments a run was asked for
+        self.zygotes: OrderedDict[tuple[Path, str], Zygote | None] = OrderedDict()
+        self.starting: dict[tuple[Path, str], threading.Lock] = {}  # held while that zygote imports
+        self.asked: set[tuple[Path, str]] = set()  # assignments a run was asked for
         atexit.register(self.close)
 
     def get(self, assignment: Assignment, start: bool = True) -> Zygote | None:
         """The assignment's zygote; with `start` False, only one already running. Zygotes of
         different assignments start at the same time; one assignment's, once."""
-        key = f"{assignment.root}:{assignment.name}"
+        key = course_key(assignment)
         with self.lock:
             starting = self.starting.setdefault(key, threading.Lock())
         with starting:
@@ -246,7 +246,7 @@ class WarmZygotes:
             return None
         # a zygote pays off from its second child (a graded run's public child has its hidden
         # one): a process's first lone child of an assignment (`check`, goldens) starts cold
-        key = f"{request.assignment.root}:{request.assignment.name}"
+        key = course_key(request.assignment)
         with self.lock:
             again = key in self.asked
             self.asked.add(key)
@@ -273,10 +273,15 @@ class WarmZygotes:
         """Kill the zygotes: all (at exit), or all but those of the courses rooted at `keep`
         (the self-test ends a temporary course's zygote with the test that made the course)."""
         with self.lock:
-            for key in [k for k in self.zygotes if Path(k.rpartition(":")[0]) not in keep]:
+            for key in [k for k in self.zygotes if k[0] not in keep]:
                 zygote = self.zygotes.pop(key)
                 if zygote is not None:
                     zygote.close(kill=True)
+
+
+def course_key(assignment: Assignment) -> tuple[Path, str]:
+    """Which zygote serves `assignment`: one per course folder and assignment name."""
+    return assignment.root, assignment.name
 
 
 @functools.lru_cache(maxsize=4)
