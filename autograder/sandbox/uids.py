@@ -5,6 +5,7 @@ runs, and everything it left running is killed by uid afterwards."""
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import pwd
 import shutil
@@ -17,8 +18,29 @@ from pathlib import Path
 
 from .policy import IsolationError
 
-SLOT_UID_BASE = int(os.environ.get("AUTOGRADER_SANDBOX_UID_BASE", "2100000000"))
 SLOTS = 256
+UID_RANGES_BASE, UID_RANGES = 2_100_000_000, 4096  # SLOTS uids each, one per PID namespace
+
+
+def slot_uid_base(environ=os.environ, pid_namespace: str | None = None) -> int:
+    """The first slot uid: AUTOGRADER_SANDBOX_UID_BASE if set, else a range chosen by this
+    PID namespace (one of UID_RANGES). Slots are locked through /tmp, which a container does not
+    share, while a rootful container without a user namespace shares its host's uids, and a
+    grader's kill(-1) as its slot uid reaches the processes of that uid in every PID namespace
+    below its own: with one range, a grader on the host killed a child graded in a container.
+    Two namespaces share a range with probability 1/UID_RANGES; the variable makes it none."""
+    if "AUTOGRADER_SANDBOX_UID_BASE" in environ:
+        return int(environ["AUTOGRADER_SANDBOX_UID_BASE"])
+    if pid_namespace is None:
+        try:
+            pid_namespace = os.readlink("/proc/self/ns/pid")
+        except OSError:
+            pid_namespace = ""
+    digest = hashlib.sha256(pid_namespace.encode()).digest()
+    return UID_RANGES_BASE + SLOTS * (int.from_bytes(digest[:8], "big") % UID_RANGES)
+
+
+SLOT_UID_BASE = slot_uid_base()
 SLOT_LOCKS = Path("/tmp")
 # Places every user may write on a machine without the namespaces layer (with it, each child
 # has private tmpfs ones): what a slot's uid left there is removed after each of its children.

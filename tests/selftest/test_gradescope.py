@@ -23,7 +23,7 @@ from autograder.authoring.starter import BEGIN, END, without_markers
 from autograder.grading import pipeline
 from autograder.grading.report import SCHEMA_PATH
 from autograder.integrations.gradescope import requirements, zip_contents
-from autograder.sandbox import ENV_DISABLE, SandboxPolicy, report_lines
+from autograder.sandbox import ENV_DISABLE, SandboxPolicy, report_lines, uids
 
 TOY = Path(__file__).parent / "toy_course"
 SOLUTION = (TOY / "solutions" / "toy" / "__init__.py").read_text()
@@ -181,9 +181,14 @@ def test_missing_goldens_is_one_line(toy_course, tmp_path, monkeypatch, capsys):
 CORPUS_DIR = Path(__file__).parent / "adversarial"
 CONTAINER_PYTHON = "/opt/runner/venv/bin/python3"
 GRADER_EXTRAS = ("rich", "markdown_it", "mdurl", "pygments")
+# Rootful podman without a user namespace: the container's uids are the host's, and a grader of
+# another test worker kills its slot uid by kill(-1), which reaches the container's processes.
+# The container's own PID namespace picks a range apart from the host's but for 1/4096 (uids.
+# slot_uid_base); the variable makes it certain: a range below every namespace's.
+CONTAINER_SLOT_BASE = uids.UID_RANGES_BASE - uids.SLOTS
 POST_CHECK = """
 import json, os
-slot = 2100000000
+slot = __SLOT_BASE__
 procs = []
 for pid in filter(str.isdigit, os.listdir("/proc")):
     try:
@@ -194,7 +199,7 @@ for pid in filter(str.isdigit, os.listdir("/proc")):
 files = [os.path.join(d, n) for d in ("/tmp", "/var/tmp", "/dev/shm") for n in os.listdir(d)
          if os.lstat(os.path.join(d, n)).st_uid >= slot]
 print("POST" + json.dumps({"procs": procs, "files": files}))
-"""
+""".replace("__SLOT_BASE__", str(CONTAINER_SLOT_BASE))
 
 
 def gradescope_container(engine, zip_path: Path, root: Path, fill, user: str = "0") -> dict:
@@ -234,7 +239,8 @@ def gradescope_container(engine, zip_path: Path, root: Path, fill, user: str = "
               f"echo rc=$? >> /autograder/log.txt; sleep 2; {CONTAINER_PYTHON} -c '{POST_CHECK}'")
     argv = [*engine["podman"].argv, "run", "--rm", "--user", user, "--network", "none",
             "--security-opt", "label=disable", "-v", f"{root}:/autograder",
-            "-e", "AUTOGRADER_PYTHON=/autograder/python", "--entrypoint", "bash",
+            "-e", "AUTOGRADER_PYTHON=/autograder/python",
+            "-e", f"AUTOGRADER_SANDBOX_UID_BASE={CONTAINER_SLOT_BASE}", "--entrypoint", "bash",
             engine["tag"], "-c", script]
     done = subprocess.run(argv, env=engine["podman"].env, capture_output=True, text=True,
                           timeout=300, stdin=subprocess.DEVNULL)
@@ -306,6 +312,7 @@ def test_gradescope_as_root_without_bwrap_keeps_goldens_unreadable(built, tmp_pa
     assert "missing layer 'namespaces'" in results["output"]
     assert "NOT RUN" not in results["output"], results["output"]
     seen = seen_in(results)
+    assert CONTAINER_SLOT_BASE <= seen["uid"] < uids.UID_RANGES_BASE, seen  # the range given
     assert seen["read_goldens"] == "PermissionError", seen
     assert seen["list_source"] == "PermissionError", seen
     assert seen["write_results"] == "PermissionError", seen

@@ -1,6 +1,7 @@
-"""sandbox/uids.py's sweep of a slot uid: `kill_uid` passes over the processes that have
-ended (zombies waiting for their parent: a warm child's are its zygote's to reap), never over
-one whose main thread exited alone while another of its threads runs on."""
+"""sandbox/uids.py: the sweep of a slot uid (`kill_uid` passes over the processes that have
+ended, zombies waiting for their parent: a warm child's are its zygote's to reap; never over
+one whose main thread exited alone while another of its threads runs on), and the slot range
+(a container's own, apart from the host's)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,19 @@ def test_a_zombie_leader_whose_thread_runs_has_not_ended():
     finally:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+
+
+def test_each_pid_namespace_takes_its_slots_from_a_range_of_its_own():
+    """A rootful container without a user namespace shares the host's uids but not its /tmp
+    (the slot locks): with one range, a host grader's kill(-1) as its slot uid killed a child in
+    the container (test_gradescope's container runs failed so under the parallel suite)."""
+    host = uids.slot_uid_base({}, "pid:[4026531836]")  # the initial PID namespace
+    container = uids.slot_uid_base({}, "pid:[4026532871]")
+    assert abs(host - container) >= uids.SLOTS  # disjoint (these two; 1/4096 for any two)
+    for base in (host, container):
+        assert uids.UID_RANGES_BASE <= base <= uids.UID_RANGES_BASE + uids.SLOTS * (
+            uids.UID_RANGES - 1) and (base - uids.UID_RANGES_BASE) % uids.SLOTS == 0
+    assert uids.slot_uid_base({}, "pid:[4026532871]") == container  # the same every time
+    assert uids.SLOT_UID_BASE == uids.slot_uid_base({}, os.readlink("/proc/self/ns/pid"))
+    given = {"AUTOGRADER_SANDBOX_UID_BASE": "1900000000"}
+    assert uids.slot_uid_base(given, "pid:[4026532871]") == 1_900_000_000

@@ -66,6 +66,7 @@ def _daemon():
 SEEN = {}
 if not HIDDEN_CHILD:
     SEEN = {
+        "uid": os.getuid(),
         "read_goldens": attempt(lambda: open(GOLDENS).read() and "read"),
         "list_source": attempt(lambda: os.listdir("/autograder/source") and "listed"),
         "write_results": attempt(lambda: _write(RESULTS, FORGED)),
