@@ -7,9 +7,10 @@ rlimits, bwrap with the same mounts, masks and namespaces, the slot uid) around 
 (a shell that ends with the grader: holder.py), opens the holder's namespaces and root, and
 hands them with the child's stdout and stderr to the zygote, whose fork enters the sandbox
 (zygote.py). Killing the holder tears its namespaces down; `after_child` kills the cgroup and
-the uid as the cold path does. A zygote per (assignment, grader process) starts on first use and
-is recycled after MAX_FORKS forks; it imports what `preload.preload_list` names through the
-children's view (sandbox/view.py).
+the uid as the cold path does. A zygote is what it imports (what `preload.preload_list` names)
+through the children's view of the assignment's forbidden rules (sandbox/view.py): one per
+distinct pair of those in a grader process (assignments of any course that share both share
+it: it holds nothing of theirs), started on first use, recycled after MAX_FORKS forks.
 
 `WarmZygotes.factory` answers the box class to use for a request: `WarmBox`, or None (the cold
 chain: `HostBox`) where the switch (`TRAINING_SYSTEMS_WARM=0`) forces cold, isolation is off,
@@ -34,6 +35,7 @@ import sys
 import tempfile
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..assignments import Assignment
@@ -48,7 +50,7 @@ ZYGOTE = Path(__file__).with_name("zygote.py")
 ENV_SWITCH = "TRAINING_SYSTEMS_WARM"  # "0": every child takes the cold chain
 READY_S = 300.0  # a zygote's imports on a loaded machine
 MAX_FORKS = 256  # then the zygote is replaced (bounded drift of its state)
-MAX_ZYGOTES = 8  # per grader process: one per assignment of the course (each 0.1-0.5 GB)
+MAX_ZYGOTES = 8  # per grader process: about one per assignment of the course (0.1-0.5 GB each)
 ANSWER_S = 20.0  # a zygote's fork answer; past it the zygote is stopped and replaced
 ZYGOTE_ENV = {"TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
 
@@ -198,22 +200,39 @@ class WarmBox(HostBox):
         return child
 
 
+ZygoteKey = tuple[tuple[str, ...], tuple[str, ...]]  # (what it imports, the forbidden rules)
+
+
 class WarmZygotes:
-    """This grader process's zygotes, one per assignment, started on first use; at most
+    """This grader process's zygotes, one per ZygoteKey, started on first use; at most
     MAX_ZYGOTES at once (least recently used replaced), each replaced after MAX_FORKS forks;
     all closed at exit (each also ends when the grader process dies: its socket closes)."""
 
     def __init__(self):
         self.lock = threading.Lock()
-        self.zygotes: OrderedDict[tuple[Path, str], Zygote | None] = OrderedDict()
-        self.starting: dict[tuple[Path, str], threading.Lock] = {}  # held while that zygote imports
-        self.asked: set[tuple[Path, str]] = set()  # assignments a run was asked for
+        self.zygotes: OrderedDict[ZygoteKey, Zygote | None] = OrderedDict()
+        self.starting: dict[ZygoteKey, threading.Lock] = {}  # held while that zygote imports
+        self.asked: set[ZygoteKey] = set()  # zygotes a run was asked for
+        self.keys: dict[tuple[Path, str], ZygoteKey] = {}  # (course root, assignment): its key
         atexit.register(self.close)
 
+    def key(self, assignment: Assignment) -> ZygoteKey:
+        """What `assignment`'s zygote is made of: the modules it imports and the forbidden
+        rules its view enforces. Read once per course folder and assignment in this process
+        (a course edited meanwhile keeps its zygote, as it keeps it until MAX_FORKS)."""
+        where = (assignment.root, assignment.name)
+        with self.lock:
+            known = self.keys.get(where)
+        if known is None:
+            known = (tuple(preload_list(assignment)), tuple(sorted(set(assignment.forbidden))))
+            with self.lock:
+                self.keys[where] = known
+        return known
+
     def get(self, assignment: Assignment, start: bool = True) -> Zygote | None:
-        """The assignment's zygote; with `start` False, only one already running. Zygotes of
-        different assignments start at the same time; one assignment's, once."""
-        key = course_key(assignment)
+        """The assignment's zygote; with `start` False, only one already running. Different
+        zygotes start at the same time; each, once."""
+        key = self.key(assignment)
         with self.lock:
             starting = self.starting.setdefault(key, threading.Lock())
         with starting:
@@ -227,8 +246,8 @@ class WarmZygotes:
                 if key in self.zygotes or not start:
                     return self.zygotes.get(key)
             try:
-                forbidden = assignment.forbidden
-                made = Zygote(preload_list(assignment), forbidden, child_view(list(forbidden)).mounts)
+                preloads, forbidden = key
+                made = Zygote(list(preloads), forbidden, child_view(list(forbidden)).mounts)
             except OSError:
                 made = None  # not here: the cold chain runs it
             with self.lock:
@@ -246,7 +265,7 @@ class WarmZygotes:
             return None
         # a zygote pays off from its second child (a graded run's public child has its hidden
         # one): a process's first lone child of an assignment (`check`, goldens) starts cold
-        key = course_key(request.assignment)
+        key = self.key(request.assignment)
         with self.lock:
             again = key in self.asked
             self.asked.add(key)
@@ -269,19 +288,16 @@ class WarmZygotes:
         box.hidden_refusal = HostBox.hidden_refusal
         return box
 
-    def close(self, keep: frozenset[Path] = frozenset()) -> None:
-        """Kill the zygotes: all (at exit), or all but those of the courses rooted at `keep`
-        (the self-test ends a temporary course's zygote with the test that made the course)."""
+    def close(self, keep: Iterable[Assignment] = ()) -> None:
+        """Kill the zygotes: all (at exit), or all but those serving the assignments in `keep`
+        (the self-test ends the zygote a temporary course alone used with the test that made
+        the course)."""
+        kept = {self.key(a) for a in keep}
         with self.lock:
-            for key in [k for k in self.zygotes if k[0] not in keep]:
+            for key in [k for k in self.zygotes if k not in kept]:
                 zygote = self.zygotes.pop(key)
                 if zygote is not None:
                     zygote.close(kill=True)
-
-
-def course_key(assignment: Assignment) -> tuple[Path, str]:
-    """Which zygote serves `assignment`: one per course folder and assignment name."""
-    return assignment.root, assignment.name
 
 
 @functools.lru_cache(maxsize=4)

@@ -5,14 +5,15 @@ from pathlib import Path
 
 import pytest
 
-from autograder.assignments import ROOT, Assignment, discover, load
+from autograder.assignments import Assignment, discover, load
 from autograder.authoring.goldens import generate
 
 collect_ignore = ["toy_course"]
 TOY = Path(__file__).parent / "toy_course"
 
 
-TOY_ROOT = pytest.StashKey[Path]()
+SESSION_TOY = pytest.StashKey[Assignment]()  # the toy_course fixture's
+COURSE = tuple(discover())
 
 
 @pytest.fixture(scope="session")
@@ -21,7 +22,7 @@ def toy_course(tmp_path_factory, pytestconfig) -> Path:
     root = tmp_path_factory.mktemp("course") / "course"
     shutil.copytree(TOY, root)
     generate(load("toy", root))
-    pytestconfig.stash[TOY_ROOT] = root
+    pytestconfig.stash[SESSION_TOY] = load("toy", root)
     return root
 
 
@@ -31,19 +32,21 @@ def room_for_the_toys_zygote():
     that the toy's does not replace a real assignment's (whose restart costs 2-6 CPU s)."""
     from autograder.backends import warmbox
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(warmbox, "MAX_ZYGOTES", max(warmbox.MAX_ZYGOTES, len(discover()) + 1))
+        patch.setattr(warmbox, "MAX_ZYGOTES", max(warmbox.MAX_ZYGOTES, len(COURSE) + 1))
         yield
 
 
 @pytest.fixture(autouse=True)
 def zygotes_of_temporary_courses_end_with_their_test(pytestconfig):
-    """A test's own course copy (toy_env, a tmp_path course) has no use for its zygote after
-    the test: closed then, so that the course's eight real zygotes and the session's toy are
-    not pushed out of the grader's MAX_ZYGOTES by copies (each restart: 0.2-6 CPU s)."""
+    """A zygote only a test's own course copy used (toy_env or a tmp_path course, with other
+    imports or rules than the course's: a copy's same ones share the course's zygote) has no
+    use after the test: closed then, so that the course's eight real zygotes and the session's
+    toy are not pushed out of the grader's MAX_ZYGOTES (each restart: 0.2-6 CPU s)."""
     yield
     from autograder.backends import host
     if host.BACKEND.zygotes is not None:
-        host.BACKEND.zygotes.close(keep=frozenset({ROOT, pytestconfig.stash.get(TOY_ROOT, ROOT)}))
+        toy = pytestconfig.stash.get(SESSION_TOY, None)
+        host.BACKEND.zygotes.close(keep=[*COURSE, *([toy] if toy else [])])
 
 
 @pytest.fixture

@@ -205,8 +205,9 @@ def test_a_zygote_outlives_the_thread_that_started_it():
 
 def test_zygotes_beyond_the_limit_replace_the_least_recently_used(toy_course, tmp_path,
                                                                   monkeypatch):
-    """At most MAX_ZYGOTES per grader process, the least recently used replaced (killed); a
-    `close(keep=...)` keeps the courses it names and kills the rest."""
+    """One zygote per (imports, forbidden rules): a copy of a course shares the course's; at
+    most MAX_ZYGOTES per grader process, the least recently used replaced (killed); a
+    `close(keep=...)` keeps the zygotes serving the assignments it names and kills the rest."""
     import shutil
 
     from autograder.backends import warmbox
@@ -215,17 +216,21 @@ def test_zygotes_beyond_the_limit_replace_the_least_recently_used(toy_course, tm
         pytest.skip("no warm path here")
     monkeypatch.setattr(warmbox, "MAX_ZYGOTES", 2)
     courses = [load("toy", toy_course)]
-    for name in ("b", "c"):
+    for name, extra in (("b", "fractions"), ("c", "colorsys"), ("same", "")):
         shutil.copytree(toy_course, tmp_path / name)
+        if extra:  # another import: another zygote
+            common = tmp_path / name / "tests" / "toy" / "common.py"
+            common.write_text(common.read_text() + f"\nimport {extra}  # noqa\n")
         courses.append(load("toy", tmp_path / name))
     zygotes = warmbox.WarmZygotes()
     try:
         first, second = zygotes.get(courses[0]), zygotes.get(courses[1])
+        assert zygotes.get(courses[3]) is first  # the same imports and rules: shared
         assert zygotes.get(courses[0]) is first  # used again: the most recent now
         third = zygotes.get(courses[2])  # replaces the least recently used: the second
         assert second.proc.wait(timeout=30) is not None and first.alive() and third.alive()
         assert zygotes.get(courses[1], start=False) is None
-        zygotes.close(keep=frozenset({tmp_path / "c"}))
+        zygotes.close(keep=[courses[2]])
         assert first.proc.wait(timeout=30) is not None and third.alive()
         assert zygotes.get(courses[2], start=False) is third
     finally:
