@@ -57,7 +57,7 @@ demo: setup
 	$(PY) -m autograder demo --jobs $(DEMO_JOBS)
 
 test: setup-instructor
-	$(PY) -m pytest -n $(JOBS) --dist loadgroup -q --durations=15 tests/selftest tests/repro/gpu
+	$(PY) -m pytest -n $(JOBS) -q --durations=15 tests/selftest tests/repro/gpu
 
 # The fast tier (pytest -m fast; tests/selftest/conftest.py's FAST table): engine, sandbox core,
 # the minigrad course's solution, starter and mutants. `make test` stays what CI runs.

@@ -119,33 +119,8 @@ LONG_FIRST = ("test_docker.py::test_examples_score_the_same_in_containers[classi
               "test_course.py::test_solutions_score_full_marks[ddp]")
 
 
-def torch_assignments() -> frozenset[str]:
-    """The course's assignments whose zygote imports torch: each costs a worker 2-5 CPU s to
-    start (the others 0.2-0.6 s)."""
-    from autograder.backends.preload import preload_list
-
-    return frozenset(a.name for a in COURSE if any(
-        n.partition(":")[0].split(".")[0] == "torch" for n in preload_list(a)))
-
-
-def zygote_group(item, heavy: frozenset[str]) -> str | None:
-    """The assignment whose zygote `item` uses, when that is one of `heavy`: its parameter id
-    starts with the name (`[fusion]`, `[ddp-len_ignores_drop_last]`)."""
-    callspec = getattr(item, "callspec", None)
-    first = callspec.id.split("-")[0] if callspec is not None else None
-    return first if first in heavy else None
-
-
 def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: not any(long in item.nodeid for long in LONG_FIRST))
-    # `make test` runs `--dist loadgroup`: the tests of a torch assignment go to one worker,
-    # which starts its zygote once (every worker started each of them: 4 x 13 CPU s); the
-    # groups, the largest units, are handed out first, then the tests one by one
-    heavy = torch_assignments()
-    for item in items:
-        group = zygote_group(item, heavy)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
     for item in items:
         name = item.path.name
         params = getattr(getattr(item, "callspec", None), "params", {})
