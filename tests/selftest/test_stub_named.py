@@ -11,6 +11,7 @@ import pytest
 from helpers import SOLUTION, submission
 
 from autograder.assignments import load
+from autograder.backends import timeouts
 from autograder.grading.pipeline import grade_submission_root
 from autograder.harness import Recorder, student_where
 from autograder.harness.plugin import reported_where
@@ -70,9 +71,13 @@ def test_a_stub_reached_through_rec_raises_is_named(toy, tmp_path):
     assert messages and "mean() (toy/__init__.py:" in messages[0], messages
 
 
-def test_a_stub_raised_in_a_ddp_rank_is_named():
+def test_a_stub_raised_in_a_ddp_rank_is_named(monkeypatch):
     """ddp's Task 4 runs the student's MiniDDP in rank processes: the starter's stub is named
-    (before: "a stub still raises NotImplementedError", no name)."""
+    (before: "a stub still raises NotImplementedError", no name). What is checked is the
+    message, not the limit: the longest one the load may give (the quiet one, 3.4 s for the
+    test that starts the ranks, ran out once in a loaded `make test` whose load was low at the
+    instant the run froze it)."""
+    monkeypatch.setattr(timeouts, "machine_slowdown", lambda: timeouts.MAX_SLOWDOWN)
     ddp = load("ddp")
     grade = grade_submission_root(ddp, ddp.starter, ("public",), SandboxPolicy.create("none"),
                                   task=4)
