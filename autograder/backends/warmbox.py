@@ -213,18 +213,21 @@ class WarmZygotes:
         self.zygotes: OrderedDict[ZygoteKey, Zygote | None] = OrderedDict()
         self.starting: dict[ZygoteKey, threading.Lock] = {}  # held while that zygote imports
         self.asked: set[ZygoteKey] = set()  # zygotes a run was asked for
-        self.keys: dict[tuple[Path, str], ZygoteKey] = {}  # (course root, assignment): its key
+        self.keys: dict[tuple, ZygoteKey] = {}  # (course root, assignment, rules): its key
         atexit.register(self.close)
 
     def key(self, assignment: Assignment) -> ZygoteKey:
         """What `assignment`'s zygote is made of: the modules it imports and the forbidden
-        rules its view enforces. Read once per course folder and assignment in this process
-        (a course edited meanwhile keeps its zygote, as it keeps it until MAX_FORKS)."""
-        where = (assignment.root, assignment.name)
+        rules its view enforces. The rules are read every time (changed rules: another
+        zygote, so nothing newly forbidden stays in memory); the imports once per course
+        folder, assignment and rules in this process (an import added to a course's tests
+        meanwhile is not preloaded: its children import it themselves)."""
+        rules = tuple(sorted(set(assignment.forbidden)))
+        where = (assignment.root, assignment.name, rules)
         with self.lock:
             known = self.keys.get(where)
         if known is None:
-            known = (tuple(preload_list(assignment)), tuple(sorted(set(assignment.forbidden))))
+            known = (tuple(preload_list(assignment)), rules)
             with self.lock:
                 self.keys[where] = known
         return known

@@ -226,6 +226,8 @@ def test_zygotes_beyond_the_limit_replace_the_least_recently_used(toy_course, tm
     try:
         first, second = zygotes.get(courses[0]), zygotes.get(courses[1])
         assert zygotes.get(courses[3]) is first  # the same imports and rules: shared
+        stricter = dataclasses.replace(courses[0], forbidden=(*courses[0].forbidden, "sqlite3"))
+        assert zygotes.key(stricter)[1] != zygotes.key(courses[0])[1]  # rules read each time
         assert zygotes.get(courses[0]) is first  # used again: the most recent now
         third = zygotes.get(courses[2])  # replaces the least recently used: the second
         assert second.proc.wait(timeout=30) is not None and first.alive() and third.alive()
