@@ -12,7 +12,7 @@ JOBS    ?= $(shell n=$$(nproc 2>/dev/null || echo 2); n=$$((n + 2)); [ $$n -gt 8
 DEMO_JOBS ?= 4
 ONLY    ?=          # goldens/selftest: limit to these assignments (default: all)
 
-.PHONY: setup setup-instructor demo test test-fast check submit grade goldens selftest bench lint clean docker-cpu docker-gpu docker-serve starter release nbgrader
+.PHONY: setup setup-instructor demo test test-fast check progress submit grade goldens selftest bench lint clean docker-cpu docker-gpu docker-serve starter release nbgrader
 
 # setup: the project with its dev tools (.[dev]): enough for check, demo, grade, goldens, lint.
 # setup-instructor adds the instructor extra (docker, dask, nbgrader) that `make test`, the
@@ -37,12 +37,13 @@ $(BSTAMP): $(STAMP) .ci/warm_bytecode.py
 
 setup-instructor: $(ISTAMP) $(BSTAMP)
 
-# the instructor extra, then the bytecode: the children's on one core (about 15 s), the
+# the instructor extra, then the bytecode: the children's on two cores (about 10 s), the
 # instructor processes' and the suite's on another (5 s, then 7 s). The suite's: each `make test`
 # worker collects every test file, and where PYTHONDONTWRITEBYTECODE is set (CI, containers)
 # each one rewrote and compiled them all, and what they import, from source (6.3 CPU s where a
 # collection that reads the bytecode takes 4.7); a collection with writing allowed leaves it
-SUITE_BYTECODE = env -u PYTHONDONTWRITEBYTECODE -u PYTHONPYCACHEPREFIX $(PY) -m pytest -q \
+SUITE_BYTECODE = echo "setup: writing the test suite's bytecode..."; \
+	env -u PYTHONDONTWRITEBYTECODE -u PYTHONPYCACHEPREFIX $(PY) -m pytest -q \
 	--collect-only -p no:cacheprovider tests/selftest tests/repro/gpu >/dev/null 2>&1 || true
 $(ISTAMP): $(STAMP) .ci/warm_bytecode.py
 	@SETUP_BYTECODE=0 bash .ci/setup.sh dev,instructor
@@ -67,10 +68,16 @@ test-fast: setup-instructor
 # The report ends the output: `make check` exits 0 once it is printed, failing tests or not (a
 # failing test is the report's news; make would add its own "make: *** ... Error 1" line after
 # it), and 2 when the check cannot run. Scripts call the CLI: it exits 1 while a test fails.
-CHECK_CMD = $(PY) -m autograder check $(A) $(if $(IMPL),--impl $(IMPL)) $(if $(TASK),--task $(TASK)) $(if $(WATCH),--watch)
+# Without A= on the command line (or in the environment), check picks the assignment whose
+# package was saved last and says which.
+CHECK_CMD = $(PY) -m autograder check $(if $(filter file,$(origin A)),,$(A)) $(if $(IMPL),--impl $(IMPL)) $(if $(TASK),--task $(TASK)) $(if $(WATCH),--watch)
 check: setup
 	@echo "$(CHECK_CMD)"
 	@$(CHECK_CMD); status=$$?; [ $$status -le 1 ] || exit $$status
+
+# every assignment's public score in one table, with each handout's time estimate (IMPL as check)
+progress: setup
+	@$(PY) -m autograder check --all $(if $(IMPL),--impl $(IMPL)); status=$$?; [ $$status -le 1 ] || exit $$status
 
 # the zip to upload for assignment A: the package in IMPL (default: starter/) checked by the
 # grader's intake rules, written to out/<A>-submission.zip (the command prints where)
@@ -97,7 +104,7 @@ SAMPLE ?= 40
 mutation: setup
 	$(PY) -m autograder mutation $(ONLY) $(if $(filter all,$(SAMPLE)),,--sample $(SAMPLE)) $(if $(SEED),--seed $(SEED))
 
-bench: setup-instructor   # 40-60 min on 2 shared cores: every bench/bench_*.py's rows() -> bench/results.{json,md}, README
+bench: setup-instructor   # 40-60 min on 2 shared cores: every bench/bench_*.py's rows() -> bench/results.{json,md}
 	$(PY) bench/run_all.py
 
 .PHONY: gradescope

@@ -67,13 +67,29 @@ uv_install() {
     "${cmd[@]}" --offline >/dev/null 2>&1 || "${cmd[@]}"
 }
 
-# the .pyc files the sandboxed children (python -I -B) read but never write: .ci/warm_bytecode.py
+# one line of what setup is doing (never silent for long), on stdout
+say() { echo "setup: $*"; }
+
+# the .pyc files the sandboxed children (python -I -B) read but never write: .ci/warm_bytecode.py,
+# its two parts side by side (one core each), then the views that pair with them
 # (env -u: a PYTHONDONTWRITEBYTECODE or PYTHONPYCACHEPREFIX of the caller must not stop it)
 # (SETUP_BYTECODE=0: skip it, e.g. for an extra whose packages no child imports)
-warm_bytecode() {
-    [ "${SETUP_BYTECODE:-1}" = 0 ] && return 0
+bytecode_part() {
     env -u PYTHONDONTWRITEBYTECODE -u PYTHONPYCACHEPREFIX "$PY" .ci/warm_bytecode.py "$@" \
         >/dev/null 2>&1 || true
+}
+warm_bytecode() {
+    [ "${SETUP_BYTECODE:-1}" = 0 ] && return 0
+    local started=$SECONDS
+    if [ "${1:-}" = --instructor ]; then
+        say "writing the instructor tools' bytecode (about 5 s)..."
+        bytecode_part --instructor
+    else
+        say "writing the bytecode the sandboxed children read (about 10 s on 2 cores)..."
+        bytecode_part --part torch & bytecode_part --part rest; wait
+        bytecode_part --part views
+    fi
+    say "bytecode written ($((SECONDS - started)) s)"
 }
 
 if [ "${1:-}" = --bytecode ]; then  # only the bytecode (make's stamp for it)
@@ -81,19 +97,26 @@ if [ "${1:-}" = --bytecode ]; then  # only the bytecode (make's stamp for it)
     exit 0
 fi
 
+started=$SECONDS
 if [ "${SETUP_INSTALLER:-uv}" = uv ]; then
     test -x "$PY" || "$PYTHON" -m venv --without-pip .venv
     if ! uv_ready; then
+        say "fetching uv $UV_VERSION (once per machine)..."
         "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-compile --no-deps \
             --upgrade --target "$BOOT" "uv==$UV_VERSION" >/dev/null 2>&1 || true
     fi
     if uv_ready; then
-        uv_install && { warm_bytecode; exit 0; }
+        say "installing the pinned packages ($spec) into .venv with uv (about 30 s with warm" \
+            "caches, 2 min with empty ones)..."
+        uv_install && { say "packages installed ($((SECONDS - started)) s)"; warm_bytecode; exit 0; }
         echo "note: uv could not install the dependencies; falling back to pip" >&2
     else
         echo "note: uv $UV_VERSION is unavailable; installing with pip" >&2
     fi
 fi
+say "installing the pinned packages ($spec) into .venv with pip (about 3 min with warm caches," \
+    "5 min with empty ones)..."
 test -x "$PY" || "$PYTHON" -m venv .venv
 pip_install -e "$spec"
+say "packages installed ($((SECONDS - started)) s)"
 warm_bytecode

@@ -10,6 +10,7 @@ missing=()
 for cmd in "${!PKG[@]}"; do command -v "$cmd" >/dev/null 2>&1 || missing+=("${PKG[$cmd]}"); done
 [ ${#missing[@]} -eq 0 ] && exit 0
 if command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing system packages with apt-get: ${missing[*]}..."
     export DEBIAN_FRONTEND=noninteractive
     apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 || \
         { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; }

@@ -8,7 +8,9 @@ reads, in a few seconds - instead of compiling all of site-packages. It writes t
 the caller's PYTHONDONTWRITEBYTECODE says. Then it builds each assignment's view of the
 installed packages (autograder/sandbox/view.py), which pairs its modules with that bytecode.
 Best effort: a missing library is skipped (the runner
-images run it too, without transformers or the engine: docker/Dockerfile)."""
+images run it too, without the engine: docker/Dockerfile). Setup runs its two
+parts side by side (`--part torch`, `--part rest`: one core each), then `--part views`; with
+no argument it runs all three in turn."""
 
 import importlib
 import sys
@@ -38,37 +40,41 @@ INSTRUCTOR_MODULES = [
     "nbgrader.preprocessors", "nbgrader.converters", "xdist", "pytest_timeout", "hypothesis"]
 
 
-def main() -> int:
-    # PYTHONDONTWRITEBYTECODE (set in many CI and container environments) would make this
-    # script write nothing; a pycache prefix would put the files where -I children never look.
-    sys.dont_write_bytecode = False
-    sys.pycache_prefix = None
-    if sys.argv[1:] == ["--instructor"]:
-        for name in INSTRUCTOR_MODULES:
-            try:
-                importlib.import_module(name)
-            except Exception:  # noqa: BLE001 - best effort (an extra not installed)
-                pass
-        return 0
-    for name in MODULES:
-        try:
-            importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - best effort
-            pass
+TORCH = ("torch", "transformers")  # the `torch` part's top-level packages (the long one)
+
+
+def _import(name: str) -> None:
+    """Import `module` or `module:attr` (an attribute a module makes lazily), best effort."""
+    module, _, attr = name.partition(":")
+    try:
+        loaded = importlib.import_module(module)
+        if attr:
+            getattr(loaded, attr)
+    except Exception:  # noqa: BLE001 - best effort (a library missing here)
+        pass
+
+
+def _in_part(name: str, part: str) -> bool:
+    return (name.split(".")[0].split(":")[0] in TORCH) == (part == "torch")
+
+
+def warm(part: str) -> None:
+    """The bytecode of one part: `torch` (torch and transformers, what they build lazily) or
+    `rest` (everything else the children import); they run side by side (one core each) and
+    share no module, so neither compiles what the other writes."""
+    names = list(MODULES)
     try:  # what each assignment's tests, common.py and reference import (the zygote's list)
         from autograder.assignments import discover
         from autograder.backends.preload import preload_list
         for assignment in discover():
-            for name in preload_list(assignment):
-                module, _, attr = name.partition(":")
-                try:
-                    loaded = importlib.import_module(module)
-                    if attr:
-                        getattr(loaded, attr)
-                except Exception:  # noqa: BLE001 - best effort
-                    pass
+            names += preload_list(assignment)
     except Exception:  # noqa: BLE001 - best effort
         pass
+    for name in dict.fromkeys(names):
+        if _in_part(name, part):
+            _import(name)
+    if part != "torch":
+        return
     try:  # what a first optimizer step pulls in lazily (torch._compile -> torch._dynamo)
         import torch
         torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=0.1).step()
@@ -88,13 +94,39 @@ def main() -> int:
             model(config).eval()(torch.zeros(1, 3, dtype=torch.long))
     except Exception:  # noqa: BLE001 - best effort
         pass
-    try:  # the children's view of each assignment's dotted rules, after the bytecode it pairs
+
+
+def views() -> None:
+    """The children's view of each assignment's dotted rules, after the bytecode it pairs."""
+    try:
         from autograder.assignments import discover
         from autograder.sandbox.view import child_view
         for assignment in discover():
             child_view(assignment.forbidden)
     except Exception:  # noqa: BLE001 - best effort: the first graded run builds it otherwise
         pass
+
+
+def main() -> int:
+    # PYTHONDONTWRITEBYTECODE (set in many CI and container environments) would make this
+    # script write nothing; a pycache prefix would put the files where -I children never look.
+    sys.dont_write_bytecode = False
+    sys.pycache_prefix = None
+    args = sys.argv[1:]
+    if args == ["--instructor"]:
+        for name in INSTRUCTOR_MODULES:
+            _import(name)
+    elif args in (["--part", "torch"], ["--part", "rest"]):
+        warm(args[1])
+    elif args == ["--part", "views"]:
+        views()
+    elif not args:  # everything, one part after the other (the runner images' build)
+        warm("rest")
+        warm("torch")
+        views()
+    else:
+        print("usage: warm_bytecode.py [--instructor | --part torch|rest|views]", file=sys.stderr)
+        return 2
     return 0
 
 

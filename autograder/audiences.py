@@ -10,20 +10,21 @@ nbgrader's autograde runs the student's code itself, so it is given no engine an
 
 The audiences:
   child-public, child-hidden  the sandboxed child of one run folder: the harness, that
-                              visibility's test files and inputs (a public child: the published
-                              or the graded input set), common.py. Never a golden, solution,
+                              visibility's test files and inputs (or a grading's draw of them:
+                              grading/draws.py), common.py. Never a golden, solution,
                               checks.py, or the other visibility's tests.
   release                     the student release: handouts, starter, public tests, inputs and
                               goldens, and only the engine that `check` and local pytest need.
-                              No solutions, hidden material, graded input set (inputs and
-                              goldens), mutant write-ups, mutation report,
+                              No solutions, hidden material (its goldens hold the draw
+                              secret), mutant write-ups, mutation report,
                               instructor modules (similarity, bulk, Dask, Gradescope, nbgrader,
                               mutation, goldens, examples, self-test), docker/, bench/, or the
                               handout scripts that import solutions/.
   gradescope                  the trusted parent on Gradescope: the release's engine plus the
-                              Gradescope runner, and one assignment's public and hidden tests,
-                              inputs and goldens (graded set too), (whole) checks.py; files the child reads go
-                              stubbed.
+                              Gradescope runner, one assignment's public and hidden tests,
+                              inputs, goldens and checks.py, and its reference package
+                              (solutions/<a>/: each grading's expected values are computed
+                              there), all whole: the child's run folder stubs its copies.
   nbgrader                    the nbgrader course: handouts and public tests of its assignments.
 """
 
@@ -31,26 +32,30 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from .assignments import VISIBILITIES, Visibility
+
 AUDIENCES = ("child-public", "child-hidden", "release", "gradescope", "nbgrader")
 WHOLE, STUBBED = "whole", "stubbed"
 
 # The engine a student needs for `python -m autograder check` and `submit` and for local pytest (the
-# tests/conftest.py plugin autograder/grading/local.py), and nothing an instructor alone runs.
+# tests/conftest.py plugin autograder/grading/local_pytest.py), and nothing an instructor alone runs.
 RELEASE_ENGINE = frozenset({
     "__init__.py", "__main__.py", "assignments.py", "atomic.py", "audiences.py", "cli.py",
-    "commands.py", "input_paths.py", "watch.py",
-    "harness", "sandbox", "authoring/__init__.py", "authoring/contract.py",
+    "commands.py", "input_paths.py", "markers.py", "progress.py", "settings.py", "watch.py",
+    "harness", "sandbox",
     "backends/__init__.py", "backends/base.py", "backends/causes.py", "backends/host.py",
     "backends/runner.py",
     "backends/run_folder.py", "backends/run_bytecode.py", "backends/hostbox.py",
     "backends/preload.py",
     "backends/warmbox.py", "backends/holder.py", "backends/zygote.py", "backends/timeouts.py",
-    "grading/__init__.py", "grading/cause_text.py", "grading/compare.py",
+    "grading/__init__.py", "grading/cause_text.py", "grading/compare.py", "grading/draws.py",
+    "grading/job.py",
     "grading/forbidden.py",
-    "grading/found_instead.py", "grading/gradescope_schema.json", "grading/intake.py",
-    "grading/judge.py", "grading/local.py", "grading/pipeline.py", "grading/report.py",
-    "grading/results.py", "grading/safe_text.py", "grading/store.py",
+    "grading/misplaced_package.py", "grading/gradescope_schema.json", "grading/intake.py",
+    "grading/judge.py", "grading/local_pytest.py", "grading/pipeline.py", "grading/report.py",
+    "grading/results.py", "grading/returns.py", "grading/safe_text.py", "grading/store.py",
     "grading/tasks.py", "grading/submission_zip.py", "grading/hints.py",
+    "grading/float_policy.py",
 })
 GRADESCOPE_ENGINE = RELEASE_ENGINE | {"integrations/__init__.py",
                                       "integrations/gradescope.py"}
@@ -81,13 +86,11 @@ def _child(path: PurePosixPath, visibility: str) -> str | None:
     if parts[0] != "tests" or len(parts) < 3:
         return None
     rest = parts[2:]
-    if rest == ("common.py",) or rest == ("inputs", f"{visibility}.json"):
+    if rest == ("inputs", f"{visibility}.json"):
         return WHOLE
-    if visibility == "public" and rest == ("inputs", "graded.json"):
-        return WHOLE  # the graded input set, in place of the published one (never both)
-    if len(rest) == 2 and rest[0] == visibility and path.name.startswith("test_") \
-            and path.suffix == ".py":
-        return WHOLE
+    if rest == ("common.py",) or (len(rest) == 2 and rest[0] == visibility
+                                  and path.name.startswith("test_") and path.suffix == ".py"):
+        return STUBBED  # whole only in the reference's gen runs (run_folder.prepare_run_dir)
     return None
 
 
@@ -102,7 +105,7 @@ def _release(path: PurePosixPath) -> str | None:
     if len(parts) == 2:
         return WHOLE if path.name == "conftest.py" else None
     rest = parts[2:]
-    if rest[0] == "hidden" or path.name in ("hidden.json", "graded.json"):
+    if rest[0] == Visibility.HIDDEN or path.name == f"{Visibility.HIDDEN}.json":
         return None
     return STUBBED if path.suffix == ".py" else WHOLE
 
@@ -111,13 +114,15 @@ def _gradescope(path: PurePosixPath, assignment: str | None) -> str | None:
     parts = path.parts
     if parts[0] == "autograder":
         return WHOLE if _engine(path, GRADESCOPE_ENGINE) else None
+    if parts[0] == "solutions":  # the reference package: each grading's expected values
+        return WHOLE if len(parts) > 2 and parts[1] == assignment \
+            and path.suffix == ".py" else None
     if parts[0] != "tests" or len(parts) < 3 or (assignment and parts[1] != assignment):
         return None
     rest = parts[2:]
-    if rest == ("checks.py",) or rest == ("assignment.toml",):
+    if rest in (("checks.py",), ("assignment.toml",), ("common.py",)) \
+            or rest[0] in (*VISIBILITIES, "inputs", "goldens"):
         return WHOLE
-    if rest == ("common.py",) or rest[0] in ("public", "hidden", "inputs", "goldens"):
-        return STUBBED if path.suffix == ".py" else WHOLE
     return None
 
 
@@ -127,8 +132,8 @@ def _nbgrader(path: PurePosixPath, assignment: str | None) -> str | None:
         return WHOLE
     if parts[0] != "tests" or len(parts) < 4 or (assignment and parts[1] != assignment):
         return None
-    if parts[2] == "public" or path.as_posix().endswith(("inputs/public.json",
-                                                         "goldens/public.json")):
+    if parts[2] == Visibility.PUBLIC or path.as_posix().endswith(
+            (f"inputs/{Visibility.PUBLIC}.json", f"goldens/{Visibility.PUBLIC}.json")):
         return STUBBED if path.suffix == ".py" else WHOLE
     return None
 
@@ -140,6 +145,9 @@ def share(audience: str, path: PurePosixPath | str, assignment: str | None = Non
     path = PurePosixPath(path)
     if audience not in AUDIENCES:
         raise ValueError(f"unknown audience {audience!r} (known: {', '.join(AUDIENCES)})")
+    if audience == "gradescope" and path.parts[:1] == ("solutions",) \
+            and "__pycache__" not in path.parts:
+        return _gradescope(path, assignment)
     if not path.parts or instructor_only(path) or path.parts[:3] == (
             "autograder", "authoring", "release_files"):
         return None

@@ -3,10 +3,10 @@ release,nbgrader,demo,selftest,mutation,starter}`. Every path is checked before 
 (input_paths.py): a bad one is one line naming it and exit 2.
 
 This module only parses arguments: `build_parser` holds every command's options and `main`
-runs the chosen handler of commands.py (which grades through `pipeline.grade` /
-`pipeline.check`, with one `SandboxPolicy` from --isolation and one `Placement` from --backend
-and --gpus) and turns an error a user can act on into one line and exit 2. A command is
-offered only where the engine modules it runs are installed (NEEDS): the student release ships
+runs the chosen handler of commands.py (which grades through `pipeline.grade` with one
+`GradeJob`: its `SandboxPolicy` from --isolation and its `Placement` from --backend and
+--gpus) and turns an error a user can act on into one line and exit 2. A command is offered
+only where the engine modules it runs are installed (NEEDS): the student release ships
 the engine for `check` and `test` alone (autograder/audiences.py), so its CLI lists only those
 two. Output to a pipe or file is not hard-wrapped (paths and file:line stay on one line).
 """
@@ -24,7 +24,7 @@ from .backends import REGISTRY, BackendError
 from .grading.safe_text import visible
 from .grading.store import StoreError
 from .input_paths import PathError
-from .sandbox import MODES, IsolationError
+from .sandbox import MODES, IsolationError, Kernels
 
 
 def add_policy_options(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +37,33 @@ def add_policy_options(parser: argparse.ArgumentParser) -> None:
     if available_module("backends.docker"):
         parser.add_argument("--gpus", help="container backends: pass GPUs through ('all' or a "
                                            "count)")
+    kernels = parser.add_argument_group(
+        "kernels", "the children's numeric kernels (default: the machine's, 1 thread); each "
+                   "sets one library's own variable (autograder/sandbox/kernels.py)")
+    kernels.add_argument("--threads", type=_kernel_option("threads", int), default=1,
+                         help="torch's intra-op threads (OMP_NUM_THREADS, MKL_NUM_THREADS)")
+    kernels.add_argument("--aten-cpu-capability", type=_kernel_option("aten_cpu_capability"), metavar="CAP",
+                         help="torch's ATen kernels (ATEN_CPU_CAPABILITY): default, avx2, "
+                              "avx512, sve256")
+    kernels.add_argument("--mkl-instructions", type=_kernel_option("mkl_instructions"), metavar="ISA",
+                         help="MKL's instruction set (MKL_ENABLE_INSTRUCTIONS): SSE4_2, AVX, "
+                              "AVX2, AVX512")
+    kernels.add_argument("--openblas-coretype", type=_kernel_option("openblas_coretype"), metavar="CORE",
+                         help="numpy's OpenBLAS kernels (OPENBLAS_CORETYPE): Haswell, "
+                              "SkylakeX, Zen, ...")
+
+
+def _kernel_option(field: str, convert: type = str):
+    """An argparse type for one Kernels field: the value, checked by Kernels itself (a bad one
+    is argparse's one-line error and exit 2)."""
+    def parse(text: str):
+        try:
+            value = convert(text)
+            Kernels(**{field: value})
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+        return value
+    return parse
 
 
 # The engine modules each command imports (beyond check's): a command whose modules are not
@@ -71,7 +98,12 @@ def available(command: str) -> bool:
 def _add_check_commands(sub) -> None:
     p = sub.add_parser("check", help="public tests on your code in the sandbox, with hints; "
                                      "exits 1 unless every public test passes")
-    p.add_argument("assignment", help="the assignment's name (ls tests)")
+    p.add_argument("assignment", nargs="?",
+                   help="the assignment's name (ls tests); default: the one whose package you "
+                        "saved last; `all`: as --all")
+    p.add_argument("--all", action="store_true",
+                   help="every assignment's public score in one table, with each handout's "
+                        "time estimate")
     p.add_argument("--impl", help="folder holding the package (default: starter/)")
     p.add_argument("--task", help="only this handout task's tests: its number or a fragment "
                                   "of its title or test file name (e.g. 3 or gated)")
@@ -140,6 +172,8 @@ def _add_course_commands(sub) -> None:
     add_policy_options(p)
     p.set_defaults(fn=commands.cmd_goldens)
     p = sub.add_parser("examples", help="rebuild examples/*.zip (instructors)")
+    p.add_argument("--check", action="store_true",
+                   help="only report the zips that differ from what the course makes now")
     p.set_defaults(fn=commands.cmd_examples)
     p = sub.add_parser("release", help="write the student release (instructors)")
     p.add_argument("dest", help="a new folder for the release (DEST.tar.gz is written beside it)")

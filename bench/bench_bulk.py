@@ -51,7 +51,7 @@ def _toy_class(tmp: Path, count: int = DASK_SUBS) -> tuple[Path, Path]:
     or one of its mutants)."""
     from autograder.assignments import load
     from autograder.authoring.goldens import generate
-    from autograder.authoring.starter import without_markers
+    from autograder.markers import without_markers
 
     course = tmp / "course"
     shutil.copytree(TOY, course)
@@ -69,16 +69,16 @@ def _toy_class(tmp: Path, count: int = DASK_SUBS) -> tuple[Path, Path]:
 
 def _dask_row() -> dict:
     """Submissions per second: bulk --dask on 2 single-threaded workers vs bulk --jobs 2."""
-    from autograder.assignments import ROOT_VARIABLE
     from autograder.classroom.bulk import run_bulk
     from autograder.classroom.dask_executor import loopback_cluster
+    from autograder.settings import COURSE_ROOT
 
     what = f"bulk --dask (2 workers x 1 thread) vs --jobs 2, {DASK_SUBS} toy submissions"
     quiet = Console(file=io.StringIO())
-    previous = os.environ.get(ROOT_VARIABLE)
+    previous = os.environ.get(COURSE_ROOT.name)
     with tempfile.TemporaryDirectory() as tmp:
         course, subs = _toy_class(Path(tmp))
-        os.environ[ROOT_VARIABLE] = str(course)  # this bench file runs in its own process
+        os.environ[COURSE_ROOT.name] = str(course)  # this bench file runs in its own process
         try:
             started = time.perf_counter()
             run_bulk(subs, "toy", Path(tmp) / "local", 2, console=quiet)
@@ -91,9 +91,9 @@ def _dask_row() -> dict:
                 remote = time.perf_counter() - started
         finally:
             if previous is None:
-                os.environ.pop(ROOT_VARIABLE, None)
+                os.environ.pop(COURSE_ROOT.name, None)
             else:
-                os.environ[ROOT_VARIABLE] = previous
+                os.environ[COURSE_ROOT.name] = previous
         same = ((Path(tmp) / "local" / "grades.csv").read_bytes()
                 == (Path(tmp) / "remote" / "grades.csv").read_bytes())
     return {"group": "bulk", "what": what, "ours": DASK_SUBS / remote, "peer": DASK_SUBS / local,
@@ -109,14 +109,14 @@ def _jobs_rows() -> list[dict]:
     import subprocess
     import sys
 
-    from autograder.assignments import ROOT_VARIABLE
     from autograder.classroom.bulk import run_bulk
+    from autograder.settings import COURSE_ROOT
 
     quiet = Console(file=io.StringIO())
-    previous = os.environ.get(ROOT_VARIABLE)
+    previous = os.environ.get(COURSE_ROOT.name)
     with tempfile.TemporaryDirectory() as tmp:
         course, subs = _toy_class(Path(tmp), JOBS_SUBS)
-        os.environ[ROOT_VARIABLE] = str(course)  # this bench file runs in its own process
+        os.environ[COURSE_ROOT.name] = str(course)  # this bench file runs in its own process
         try:
             seconds = {}
             for jobs in (1, 2):
@@ -127,15 +127,15 @@ def _jobs_rows() -> list[dict]:
             for _ in range(PYTEST_REPEATS):
                 started = time.perf_counter()
                 subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                "-p", "autograder.grading.local", "tests/toy/public", "tests/toy/hidden",
+                                "-p", "autograder.grading.local_pytest", "tests/toy/public", "tests/toy/hidden",
                                 "--impl", "solutions"],
                                cwd=course, capture_output=True, check=True, timeout=300)
                 plain.append(time.perf_counter() - started)
         finally:
             if previous is None:
-                os.environ.pop(ROOT_VARIABLE, None)
+                os.environ.pop(COURSE_ROOT.name, None)
             else:
-                os.environ[ROOT_VARIABLE] = previous
+                os.environ[COURSE_ROOT.name] = previous
     per_sub, bare = seconds[1] / JOBS_SUBS, statistics.median(plain)
     return [
         {"group": "bulk", "what": f"bulk --jobs 2 vs --jobs 1, {JOBS_SUBS} toy submissions",

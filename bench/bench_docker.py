@@ -30,14 +30,21 @@ SUBMISSION = ROOT / "examples" / "complete.zip"
 ASSIGNMENT = "minigrad"
 
 
+def _job(placement: Placement):
+    from autograder.assignments import course_root
+    from autograder.grading.job import GradeJob
+
+    return GradeJob(SUBMISSION, course_root(), "grade", (ASSIGNMENT,),
+                    policy=SandboxPolicy.create("auto"), placement=placement)
+
+
 def _median_grade(placement: Placement) -> float:
     from autograder.grading import pipeline
 
     times = []
     for _ in range(REPEATS):
         started = time.monotonic()
-        pipeline.grade(SUBMISSION, [ASSIGNMENT], SandboxPolicy.create("auto"),
-                      placement=placement)
+        pipeline.grade(_job(placement))
         times.append(time.monotonic() - started)
     return statistics.median(times)
 
@@ -47,9 +54,7 @@ def _throughput(placement: Placement, jobs: int, n: int = 4) -> float:
 
     started = time.monotonic()
     with ThreadPoolExecutor(jobs) as pool:
-        list(pool.map(lambda _: pipeline.grade(SUBMISSION, [ASSIGNMENT],
-                                              SandboxPolicy.create("auto"),
-                                              placement=placement), range(n)))
+        list(pool.map(lambda _: pipeline.grade(_job(placement)), range(n)))
     return n / (time.monotonic() - started)
 
 

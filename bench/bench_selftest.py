@@ -25,10 +25,10 @@ MUTANTS = 4  # per assignment
 def per_mutant(assignment, mutants, warm: bool) -> float:
     import os
 
+    from autograder import settings
     from autograder.authoring import course_selftest
-    from autograder.backends import warmbox
 
-    os.environ[warmbox.ENV_SWITCH] = "1" if warm else "0"
+    os.environ[settings.WARM.name] = "1" if warm else "0"
     course_selftest.mutant_problems(assignment, mutants[0])  # warm-up
     times = []
     for mutant in mutants:

@@ -9,7 +9,9 @@ sandbox"), same machine, same run:
 - a graded fusion submission in a grader process whose zygote is already up (what `bulk`,
   `selftest`, `demo` and `check --watch` pay per submission after the first) vs cold in the
   same process;
-- `demo` (the four example zips, every assignment), once each way;
+- `demo` (the four example zips, every assignment) after setup, once each way;
+- a fresh `git clone` of this checkout, `make demo` (setup with this machine's package caches,
+  then the demo) until the demo's table shows, once each way (a clone each);
 - `check --watch` (autograder/watch.py) on the reference of minigrad and fusion: seconds from
   a save to the redrawn report, once the watcher is settled (its third save on), warm vs cold;
 - `bulk --jobs 2` on a class of CLASS_SIZE copies of the reference (env BENCH_CLASS, default
@@ -28,7 +30,9 @@ Figures are medians of REPEATS wall times (env BENCH_REPEATS, default 3).
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -40,6 +44,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from benchrows import command_seconds, guarded, not_measured, print_rows, row  # noqa: E402
 
+from autograder import settings  # noqa: E402
 from autograder.backends import warmbox  # noqa: E402
 from autograder.sandbox import SandboxPolicy  # noqa: E402
 
@@ -51,7 +56,7 @@ CLASS_SIZE = int(os.environ.get("BENCH_CLASS", "48"))
 def wall(cmd: list[str], warm: bool, repeats: int = REPEATS) -> float:
     """Median wall seconds of `repeats` runs of cmd with the warm path on or off; raises when
     the command fails."""
-    return command_seconds(cmd, ROOT, repeats, {**os.environ, warmbox.ENV_SWITCH: "1" if warm else "0"})
+    return command_seconds(cmd, ROOT, repeats, {**os.environ, settings.WARM.name: "1" if warm else "0"})
 
 
 def command_row(what: str, cmd: list[str]) -> dict:
@@ -63,12 +68,17 @@ def command_row(what: str, cmd: list[str]) -> dict:
 def in_process_row() -> dict:
     """A fusion grade with the zygote up vs cold, in this process."""
     from autograder.assignments import load
-    from autograder.grading.pipeline import grade_submission_root
+    from autograder.grading import pipeline
+    from autograder.grading.job import GradeJob
 
     fusion = load("fusion")
 
+    def grade_submission_root(assignment, root):
+        return pipeline.grade(GradeJob(root, assignment.root, "grade",
+                                       (assignment.name,))).grades[0]
+
     def grade(warm: bool) -> float:
-        os.environ[warmbox.ENV_SWITCH] = "1" if warm else "0"
+        os.environ[settings.WARM.name] = "1" if warm else "0"
         t = time.perf_counter()
         result = grade_submission_root(fusion, fusion.solutions)
         took = time.perf_counter() - t
@@ -76,7 +86,7 @@ def in_process_row() -> dict:
             raise RuntimeError(f"the {'warm' if warm else 'cold'} path did not run")
         return took
 
-    os.environ[warmbox.ENV_SWITCH] = "1"
+    os.environ[settings.WARM.name] = "1"
     grade_submission_root(fusion, fusion.solutions)  # the zygote starts (its first child cold)
     warm, cold = [], []
     for _ in range(REPEATS):
@@ -102,8 +112,48 @@ def demo_row() -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [PY, "-m", "autograder", "demo", "--jobs", demo_jobs(), "--out", tmp]
         warm, cold = wall(cmd, True, 1), wall(cmd, False, 1)
-    return row("warm", "make demo (4 example zips x 8 assignments), setup done", warm, "s",
+    return row("warm", "make demo after setup (4 example zips x 8 assignments)", warm, "s",
                peer=cold, peer_name="cold chain (TRAINING_SYSTEMS_WARM=0)",
+               note="one run each; lower is better")
+
+
+TABLE_LINE = "demo: the bundled examples"  # the summary table's title (authoring/demo.py)
+
+
+def to_the_table(clone: Path, warm: bool) -> float:
+    """Seconds from `make demo` in `clone` (no .venv yet: setup runs first, with this machine's
+    package caches) to the demo's table on its stdout; raises when it never comes."""
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env[settings.WARM.name] = "1" if warm else "0"
+    started = time.perf_counter()
+    proc = subprocess.Popen(["make", "demo"], cwd=clone, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True)
+    seen, tail = None, ""
+    for line in proc.stdout:
+        tail = line.strip() or tail
+        if seen is None and TABLE_LINE in line:
+            seen = time.perf_counter() - started
+    proc.wait(timeout=3600)
+    if seen is None or proc.returncode != 0:
+        raise RuntimeError(f"make demo exited {proc.returncode} without its table: {tail[:150]}")
+    return seen
+
+
+def fresh_clone_row() -> dict:
+    """A newcomer's first command: `git clone` of this checkout's HEAD, then `make demo` (setup
+    with this machine's package caches, then the demo) until its table shows, warm then cold
+    (each in a clone of its own)."""
+    seconds = {}
+    with tempfile.TemporaryDirectory(prefix="bench-fresh-demo-") as tmp:
+        for warm in (True, False):
+            clone = Path(tmp) / ("warm" if warm else "cold")
+            subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True,
+                           timeout=600)
+            seconds[warm] = to_the_table(clone, warm)
+            shutil.rmtree(clone)
+    return row("warm", "fresh clone: make demo (setup, warm package caches) to the demo's table",
+               seconds[True], "s", peer=seconds[False],
+               peer_name="cold chain (TRAINING_SYSTEMS_WARM=0)",
                note="one run each; lower is better")
 
 
@@ -187,12 +237,13 @@ def watch_row(name: str) -> dict:
 
     from autograder.assignments import load
     from autograder.grading import pipeline
+    from autograder.grading.job import GradeJob
     from autograder.watch import watch
 
     assignment = load(name)
 
     def seconds(warm: bool) -> float:
-        os.environ[warmbox.ENV_SWITCH] = "1" if warm else "0"
+        os.environ[settings.WARM.name] = "1" if warm else "0"
         saves: queue.Queue = queue.Queue()
         reported: queue.Queue = queue.Queue()
 
@@ -201,7 +252,8 @@ def watch_row(name: str) -> dict:
                 yield names
 
         worker = threading.Thread(target=watch, daemon=True, args=(
-            lambda: pipeline.check(assignment, assignment.solutions),
+            lambda: pipeline.grade(GradeJob(assignment.solutions, assignment.root, "check",
+                                            (assignment.name,), visibilities=("public",))),
             lambda result, names: reported.put(time.perf_counter()), batches()))
         worker.start()
         reported.get(timeout=600)
@@ -238,6 +290,7 @@ def rows() -> list[dict]:
     for name in ("minigrad", "fusion"):
         out += guarded("warm", [f"watch {name}"], lambda name=name: [watch_row(name)])
     out += guarded("warm", ["make demo"], lambda: [demo_row()])
+    out += guarded("warm", ["fresh clone to the demo's table"], lambda: [fresh_clone_row()])
     out += guarded("warm", ["ddp battery"], lambda: [battery_row()])
     for name in ("fusion", "minigrad", "ddp"):
         out += guarded("warm", [f"bulk {name}"], lambda name=name: [bulk_cpu_row(name)])

@@ -109,6 +109,7 @@ def part_engine_grading(dry: bool) -> dict:
                                                 "these examples already"}
     sys.path.insert(0, str(ROOT))
     from autograder.grading import pipeline
+    from autograder.grading.job import GradeJob
     from autograder.sandbox import SandboxPolicy, capabilities, report_lines
 
     policy = SandboxPolicy.create("auto")
@@ -116,11 +117,12 @@ def part_engine_grading(dry: bool) -> dict:
     for example in ("complete", "classic-bugs"):
         for assignment in ("repro", "fusion"):
             started = time.monotonic()
-            results = pipeline.grade(ROOT / "examples" / f"{example}.zip", [assignment], policy)
+            results = pipeline.grade(GradeJob(ROOT / "examples" / f"{example}.zip", ROOT,
+                                              "grade", (assignment,), policy=policy))
             scores[f"{example}/{assignment}"] = {
                 "score": results.score, "max_score": results.max_score,
                 "seconds": round(time.monotonic() - started, 1),
-                "problems": (results.warnings + results.problems)[:5]}
+                "problems": results.messages[:5]}
     complete = [v for k, v in scores.items() if k.startswith("complete/")]
     bugs = [v for k, v in scores.items() if k.startswith("classic-bugs/")]
     ok = all(v["score"] == v["max_score"] > 0 for v in complete) and \

@@ -2,8 +2,9 @@
 
     python bench/profile_check.py fusion [ddp ...] [--cprofile DIR]
 
-Runs `pipeline.check` in this process with `--isolation none` (the same child work, no bwrap, so
-the child is this process's own and its CPU time is counted) and prints, per assignment:
+Runs a check (`pipeline.grade` of a check job) in this process with `--isolation none` (the
+same child work, no bwrap, so the child is this process's own and its CPU time is counted) and
+prints, per assignment:
 
 - CPU seconds of the parent (this process: intake, goldens, checks.py's imports, judging) and
   of the child (everything the sandboxed pytest did), from getrusage;
@@ -34,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from autograder.backends import host as boxes  # noqa: E402
 from autograder.backends import run_folder
 from autograder.grading import pipeline
+from autograder.grading.job import GradeJob
 from autograder.sandbox import SandboxPolicy  # noqa: E402
 
 
@@ -102,7 +104,8 @@ def profile(tl: Timeline, name: str) -> None:
     os.close(fd)
     tl.cpu_out = Path(cpu_path)
     self0, child0, t0 = cpu(resource.RUSAGE_SELF), cpu(resource.RUSAGE_CHILDREN), time.monotonic()
-    results = pipeline.check(name, ROOT / "solutions", SandboxPolicy.create("none"))
+    results = pipeline.grade(GradeJob(ROOT / "solutions", ROOT, "check", (name,),
+                                      policy=SandboxPolicy.create("none")))
     t1 = time.monotonic()
     parent = cpu(resource.RUSAGE_SELF) - self0
     child = cpu(resource.RUSAGE_CHILDREN) - child0

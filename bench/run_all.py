@@ -1,7 +1,9 @@
 """`make bench`: run every bench/bench_*.py's rows() in one run, on one machine, and write
-bench/results.json, bench/results.md and the README's "Performance" table.
+bench/results.json (the rows, the date and the machine) and bench/results.md (the same as a
+table): the measured figures, with their date and machine, that README.md and
+docs/PERFORMANCE.md point to.
 
-    python bench/run_all.py                 # everything (a few minutes), writes the three files
+    python bench/run_all.py                 # everything (40-60 min), writes the two files
     python bench/run_all.py --only bpe ddp  # just these files (bench_bpe.py, bench_ddp.py);
                                             # prints the table, writes nothing
 
@@ -105,15 +107,12 @@ def run(files: list[Path]) -> dict:
             "rows": rows}
 
 
-def write(results: dict, bench_dir: Path = HERE, readme: Path = ROOT / "README.md") -> str:
-    """results.json and results.md into bench_dir, and the table into readme; returns the table."""
-    md = table.markdown(results["rows"], results["date"], results["machine"],
-                        results.get("duration_s"))
+def write(results: dict, bench_dir: Path = HERE) -> str:
+    """results.json and results.md (table.page) into bench_dir; returns results.md's text."""
+    page = table.page(results)
     (bench_dir / "results.json").write_text(json.dumps(results, indent=1) + "\n")
-    (bench_dir / "results.md").write_text("# Performance\n\n" + md)
-    if readme.exists():
-        readme.write_text(table.splice(readme.read_text(), md))
-    return md
+    (bench_dir / "results.md").write_text(page)
+    return page
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         print(table.markdown(results["rows"], results["date"], results["machine"]))
         return 0
     write(results)
-    print(f"wrote bench/results.json, bench/results.md and README.md's table "
+    print(f"wrote bench/results.json and bench/results.md "
           f"({len(results['rows'])} rows, {results['duration_s'] / 60:.1f} min)")
     regenerate_handouts()
     return 0

@@ -1,5 +1,5 @@
-"""The performance table: rows (see benchrows.py) to Markdown, and that Markdown into README.md
-between the markers `<!-- bench:begin -->` and `<!-- bench:end -->`."""
+"""The performance table: rows (see benchrows.py) to Markdown, and bench/results.md's page
+around it."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ import math
 import os
 import platform
 from pathlib import Path
-
-BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
 
 def machine() -> str:
@@ -66,12 +64,12 @@ def markdown(rows: list[dict], date: str, machine_line: str, duration_s: float |
     return "\n".join(lines) + "\n"
 
 
-def splice(readme: str, table: str) -> str:
-    """README text with the block between the bench markers replaced by `table`. Without the
-    markers, a "## Performance" section holding them is appended."""
-    block = f"{BEGIN}\n{table.rstrip()}\n{END}"
-    if BEGIN in readme and END in readme and readme.index(BEGIN) < readme.index(END):
-        head, rest = readme.split(BEGIN, 1)
-        return head + block + rest.split(END, 1)[1]
-    return readme.rstrip() + "\n\n## Performance\n\n`make bench` (a few minutes) regenerates " \
-        "this table, `bench/results.md` and `bench/results.json`.\n\n" + block + "\n"
+def page(results: dict) -> str:
+    """bench/results.md: a heading, what regenerates it, and the table of `results`
+    (run_all.run's dict: rows, date, machine, duration_s)."""
+    return ("# Performance measurements\n\n"
+            "Written by `make bench` (`bench/run_all.py`) with `bench/results.json`, the same rows "
+            "as data; each row is one `bench/bench_*.py` measurement. `docs/PERFORMANCE.md` says "
+            "what the engine does and which row measures it.\n\n"
+            + markdown(results["rows"], results["date"], results["machine"],
+                       results.get("duration_s")))

@@ -17,11 +17,17 @@ Blocks (see assignments/handout_blocks.py):
 - bpe-utf8: the UTF-8 byte counts of the handout's example characters, and the byte values that
   never occur in valid UTF-8 (found by encoding every code point);
 - bench-bpe-train: train_bpe on bench/bench_bpe.py's ~1 MB corpus to 1,000 merges, against HF
-  tokenizers, from the row of bench/results.json (the committed `make bench`), compared exactly.
+  tokenizers, from the row of bench/results.json (the committed `make bench`), compared exactly;
+- bpe-stream-sizes: how much text task 3's memory test streams (its N_LINES lines of
+  `generated_lines`, from the stored cases of the published inputs), its memory
+  limit, and the size of the hidden laziness test's input (N_LAZY_LINES lines): the lines are
+  regenerated from each case's words and seed and their UTF-8 bytes counted.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -201,10 +207,53 @@ def utf8_table() -> str:
     return "\n".join(lines)
 
 
+TESTS = ROOT / "tests" / "bpe"
+
+
+def module_constants(path: Path) -> dict[str, int]:
+    """The module-level `NAME = <arithmetic on literals>` assignments of a test file, evaluated
+    without importing it (10_000, 512 * 2**10)."""
+    out = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            try:
+                out[node.targets[0].id] = eval(compile(ast.Expression(node.value), str(path),
+                                                       "eval"), {"__builtins__": {}})
+            except Exception:  # noqa: BLE001, S110 - not a constant (a call, a name): skipped
+                pass
+    return out
+
+
+def streamed_bytes(store: str, test: str, n_lines: int) -> int:
+    """UTF-8 bytes of the n_lines lines `test` streams with the case stored in inputs/<store>.json."""
+    spec = importlib.util.spec_from_file_location("bpe_tests_common", TESTS / "common.py")
+    common = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(common)
+    case = json.loads((TESTS / "inputs" / f"{store}.json").read_text(encoding="utf-8"))[test]
+    return sum(len(line.encode("utf-8"))
+               for line in common.generated_lines(case["words"], case["seed"], n_lines))
+
+
+def stream_sizes() -> str:
+    public = module_constants(TESTS / "public" / "test_encode_iterable.py")
+    hidden = module_constants(TESTS / "hidden" / "test_encode_iterable.py")
+    n, lazy = public["N_LINES"], hidden["N_LAZY_LINES"]
+    published = streamed_bytes("public", "test_iterable_memory", n)
+    lazy_bytes = streamed_bytes("hidden", "test_iterable_is_lazy", lazy)
+    return (f"Memory: {n:,} lines ({published / 1024:.0f} KiB, published inputs), generated "
+            f"lazily, are streamed under `tracemalloc`; the peak, "
+            f"measured while the iterator is consumed, must stay below "
+            f"{public['MEMORY_LIMIT'] // 1024} KiB. Hidden tests: ids arrive before half of "
+            f"{lazy:,} lines ({lazy_bytes / 1e6:.2f} MB) is read (counted by "
+            f"`assignments/03_bpe/make_tables.py`).")
+
+
 def generate(timings: bool) -> dict[str, str]:
     return {"bpe-first-merges": first_merges(), "bpe-strawberry": strawberry(),
             "bpe-vocab-table": vocab_table(), "bench-bpe-train": training_time(),
-            "bpe-utf8": utf8_table(), "bpe-languages": language_table()}
+            "bpe-utf8": utf8_table(), "bpe-languages": language_table(),
+            "bpe-stream-sizes": stream_sizes()}
 
 
 if __name__ == "__main__":

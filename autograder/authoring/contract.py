@@ -1,4 +1,6 @@
-"""The handout's API table against the starter: same public names, same parameters.
+"""The handout's API table against the starter: same public names, same parameters; and the
+return types assignment.toml's `[returns]` states are ones the grader reads (grading/returns.py).
+The course self-test runs `contract_problems` for every assignment.
 
 A handout (assignments/NN_<name>/README.md) states its API in Markdown tables whose header's
 first cell is `signature`; each row's first cell is one signature in backticks:
@@ -26,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..assignments import Assignment
-from ..sandbox.pyparse import parse
+from ..grading.returns import check_type
+from ..sandbox.threadsafe_ast import parse
 
 NO_DEFAULT = "<none>"
 
@@ -46,10 +49,9 @@ class ContractError(Exception):
 
 
 def handout(assignment: Assignment) -> Path:
-    found = sorted((assignment.root / "assignments").glob(f"*_{assignment.name}/README.md"))
-    if not found:
+    if assignment.handout is None:
         raise ContractError(f"no handout assignments/NN_{assignment.name}/README.md")
-    return found[0]
+    return assignment.handout
 
 
 def _cells(line: str) -> list[str]:
@@ -175,13 +177,17 @@ def _mismatch(entry: Entry, found) -> str | None:
 
 
 def contract_problems(assignment: Assignment) -> list[str]:
-    """Where the handout's API table and the starter disagree (empty: they agree)."""
+    """Where the handout's API table and the starter disagree, and each `[returns]` type the
+    grader cannot read (empty: none)."""
+    toml = f"tests/{assignment.name}/assignment.toml"
+    unread = [f"{toml} [returns] {name}: {why}" for name, contract in assignment.returns
+              if (why := check_type(contract))]
     try:
         path = handout(assignment)
         entries = api_table(path)
         found = starter_signatures(assignment, [e.name for e in entries])
     except ContractError as e:
-        return [str(e)]
+        return [*unread, str(e)]
     where = path.relative_to(assignment.root).as_posix()
-    return [f"{where}:{e.line}: {problem}" for e in entries
-            if (problem := _mismatch(e, found[e.name]))]
+    return [*unread, *(f"{where}:{e.line}: {problem}" for e in entries
+                       if (problem := _mismatch(e, found[e.name])))]

@@ -1,7 +1,8 @@
 """The course self-test: every graded test can fail, and the goldens are what solutions/ makes.
 
 For one assignment: solutions score 100 %, the untouched starter 0, every mutant loses points
-and its hint fires, and the committed goldens match a fresh generation. Each check returns a
+and its hint fires, the committed goldens match a fresh generation, and the handout's API
+table, the starter and the `[returns]` types agree (authoring/contract.py). Each check returns a
 list of problems (empty: fine); `make test` runs them through tests/selftest/.
 """
 
@@ -14,16 +15,19 @@ from pathlib import Path
 
 import jsonschema
 
-from ..assignments import VISIBILITIES, Assignment
-from ..backends.base import Placement, TestRecord
+from ..assignments import VISIBILITIES, Assignment, Visibility
+from ..backends.base import Outcome, Placement, Status, TestRecord
+from ..grading import pipeline
+from ..grading.job import GradeJob, JobMode
 from ..grading.judge import AssignmentGrade, judge_run
-from ..grading.pipeline import grade_submission_root
-from ..grading.report import SCHEMA_PATH, render, results_json
+from ..grading.report import SCHEMA_PATH, print_report, results_json
 from ..grading.store import GoldenStore, MutantValues, TestSpec, load_inputs, load_store
 from ..grading.tasks import task_of_file
 from ..sandbox import SandboxPolicy
+from .contract import contract_problems
 from .goldens import stale_report
 from .mutants import Mutant, load_mutants, materialize
+from .origin import describe, origin
 from .tolerance import tolerance_problems
 
 
@@ -36,10 +40,17 @@ def schema_problems(grades: list[AssignmentGrade]) -> list[str]:
     return []
 
 
+def graded(assignment: Assignment, root: Path, policy: SandboxPolicy | None,
+           placement: Placement | None, ids: frozenset[str] | None = None) -> AssignmentGrade:
+    """The grade of the package in `root`, graded as a submission is (a draw of its own)."""
+    return pipeline.grade(GradeJob(root, assignment.root, JobMode.GRADE, (assignment.name,),
+                                   ids=ids, policy=policy or SandboxPolicy.create(),
+                                   placement=placement or Placement())).grades[0]
+
+
 def solutions_problems(assignment: Assignment, policy: SandboxPolicy | None = None,
                        placement: Placement | None = None) -> list[str]:
-    grade = grade_submission_root(assignment, assignment.solutions, policy=policy,
-                                  placement=placement)
+    grade = graded(assignment, assignment.solutions, policy, placement)
     problems = schema_problems([grade])
     if grade.score != grade.max_score or grade.max_score == 0:
         failed = [f"{t.id}: {t.message}" for t in grade.tests if not t.passed]
@@ -49,8 +60,7 @@ def solutions_problems(assignment: Assignment, policy: SandboxPolicy | None = No
 
 def starter_problems(assignment: Assignment, policy: SandboxPolicy | None = None,
                      placement: Placement | None = None) -> list[str]:
-    grade = grade_submission_root(assignment, assignment.starter, policy=policy,
-                                  placement=placement)
+    grade = graded(assignment, assignment.starter, policy, placement)
     problems = schema_problems([grade])
     passed = [t.id for t in grade.tests if t.passed]
     if grade.score != 0:
@@ -93,7 +103,7 @@ def probe_tests(assignment: Assignment, mutant: Mutant) -> frozenset[str]:
         stored = _stored(assignment, vis, mutant)
         for test_id in {*stored.values, *stored.raises, *stored.tags}:
             limit = store.tests[test_id].timeout or assignment.test_timeout
-            ranked.append((limit, vis != "public", test_id, vis))
+            ranked.append((limit, vis != Visibility.PUBLIC, test_id, vis))
     if not ranked:
         return frozenset(t for vis in VISIBILITIES for t in _stored(assignment, vis, mutant).fails)
     ranked.sort()
@@ -105,8 +115,8 @@ def _graded_mutant_problems(assignment: Assignment, mutant: Mutant, ids: frozens
                             policy: SandboxPolicy | None,
                             placement: Placement | None = None) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
-        grade = grade_submission_root(assignment, materialize(assignment, mutant, Path(tmp)),
-                                      policy=policy, ids=ids, placement=placement)
+        grade = graded(assignment, materialize(assignment, mutant, Path(tmp)), policy,
+                       placement, ids)
     if grade.score >= grade.max_score:
         return [f"mutant {mutant.name} is not caught by {sorted(ids)}: full marks there"]
     if not any(mutant.hint in t.hints for t in grade.tests if not t.passed):
@@ -115,7 +125,7 @@ def _graded_mutant_problems(assignment: Assignment, mutant: Mutant, ids: frozens
     return []
 
 
-def _stored(assignment: Assignment, visibility: str, mutant: Mutant) -> MutantValues:
+def _stored(assignment: Assignment, visibility: Visibility, mutant: Mutant) -> MutantValues:
     return load_store(assignment, visibility).mutants.get(mutant.name) or MutantValues(
         mutant.name, mutant.hint)
 
@@ -124,7 +134,7 @@ def uncaught_tests(assignment: Assignment) -> list[str]:
     """Graded tests that no mutant fails (per the mutant runs stored with the goldens): such a
     test proves nothing until a classic bug fails it."""
     problems = []
-    for vis in ("public", "hidden"):
+    for vis in VISIBILITIES:
         store = load_store(assignment, vis)
         failed = {t for m in store.mutants.values() for t in m.fails}
         problems += [f"{vis} test {t} is failed by no mutant" for t in store.tests
@@ -146,9 +156,9 @@ def replayed_record(store: GoldenStore, test: TestSpec, mutant: MutantValues) ->
     wrong.update({n: UNKEPT_VALUE for n in mutant.unkept.get(test.id, ()) if n not in wrong})
     obs = [{"name": n, "value": wrong.get(n, test.observations[n].expected)} for n in names]
     if site:
-        return TestRecord(test.id, "ended", "failed", f"{site['kind']}: (replayed)",
+        return TestRecord(test.id, Status.ENDED, Outcome.FAILED, f"{site['kind']}: (replayed)",
                           site["kind"], site["kind"], obs)
-    return TestRecord(test.id, "ended", "passed", obs=obs)
+    return TestRecord(test.id, Status.ENDED, Outcome.PASSED, obs=obs)
 
 
 def check_text(grade: AssignmentGrade) -> str:
@@ -156,7 +166,7 @@ def check_text(grade: AssignmentGrade) -> str:
     from rich.console import Console
 
     console = Console(record=True, width=100_000, color_system=None, file=open(os.devnull, "w"))
-    render([grade], console, timing=False)
+    print_report([grade], console, timing=False)
     console.file.close()
     return " ".join(console.export_text().split())
 
@@ -167,10 +177,10 @@ def public_hint_problems(assignment: Assignment) -> tuple[list[str], list[str]]:
     through the grading's own judge, hints and renderer). Returns (problems, the mutants that
     fail hidden tests only). The per-mutant probe runs (mutant_problems) prove that a real run
     reproduces the stored values."""
-    store = load_store(assignment, "public")
-    inputs = load_inputs(assignment, "public")
+    store = load_store(assignment, Visibility.PUBLIC)
+    inputs = load_inputs(assignment, Visibility.PUBLIC)
     problems, hidden_only = [], []
-    hidden = load_store(assignment, "hidden")
+    hidden = load_store(assignment, Visibility.HIDDEN)
     for mutant in load_mutants(assignment):
         stored = store.mutants.get(mutant.name)
         if stored is None:
@@ -211,7 +221,7 @@ def hint_problems(assignment: Assignment) -> list[str]:
 def task_problems(assignment: Assignment) -> list[str]:
     """Every graded test file names its handout task (docs/WRITING_TESTS.md, 'Tasks')."""
     return [f"{f.parent.name}/{f.name}: its docstring's first line must be 'Task N: title'"
-            for vis in ("public", "hidden") for f in assignment.test_files(vis)
+            for vis in VISIBILITIES for f in assignment.test_files(vis)
             if task_of_file(f) is None]
 
 
@@ -233,10 +243,13 @@ def run_selftest(assignment: Assignment, policy: SandboxPolicy | None = None,
               ("starter 0", lambda: starter_problems(assignment, policy, placement)),
               ("every test failed by a mutant", lambda: uncaught_tests(assignment)),
               ("every test file names its task", lambda: task_problems(assignment)),
+              ("handout API and return types", lambda: contract_problems(assignment)),
               ("hints fire in check", lambda: hint_problems(assignment)),
               ("tolerance policy", lambda: tolerance_problems(assignment))]
     checks += [(f"mutant {m.name}", lambda m=m: mutant_problems(assignment, m, policy, placement))
                for m in load_mutants(assignment)]
+    made, here = load_store(assignment, Visibility.PUBLIC).origin, origin((policy or SandboxPolicy()).kernels)
+    print(f"{assignment.name}: goldens made with {describe(made)}; checked with {describe(here)}")
     ok = True
     for label, check in checks:
         problems = check()

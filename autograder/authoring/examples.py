@@ -73,7 +73,8 @@ def write_examples() -> list[Path]:
 
 
 def stale_examples() -> list[str]:
-    """Example zips whose contents differ from what build_examples() makes now."""
+    """Example zips whose contents differ from what build_examples() makes now (`python -m
+    autograder examples --check` prints them)."""
     stale = []
     for name, data in build_examples().items():
         path = examples_dir() / name

@@ -1,10 +1,10 @@
 """What each mutant gets wrong, kept in the golden stores for hints (goldens.py calls
 `add_mutants` once the solution's goldens are made). Every mutant of solutions/mutants/ is
-replayed on the stored inputs (the published sets, then the public tests on the graded set)
-through the placement's backend (default: the host) with MUTANT_TIMEOUT_SCALE times each test's
-limit. Added to each store, per mutant (`store.MutantValues`): its observed values that fail
-the goldens (those over MAX_MUTANT_VALUE_CHARS are named, not kept), the tests it fails, where
-its code raised, and the tags of the named checks its values fail.
+replayed on the stored inputs (the published sets) through the placement's backend (default:
+the host) with MUTANT_TIMEOUT_SCALE times each test's limit. Added to each store, per mutant
+(`store.MutantValues`): its observed values that fail the goldens (those over
+MAX_MUTANT_VALUE_CHARS are named, not kept), the tests it fails, where its code raised, and the
+tags of the named checks its values fail.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .. import backends
-from ..assignments import GRADED_INPUTS, VISIBILITIES, Assignment
-from ..backends.base import Placement, RunRequest, RunResult, TestPlan
+from ..assignments import VISIBILITIES, Assignment
+from ..backends.base import Placement, RunMode, RunRequest, RunResult, TestPlan
 from ..grading.compare import check_tag, decode_observed, judge_observation, raise_site
+from ..grading.hints import value_digest
 from ..grading.store import GoldenStore, MutantValues
 from ..harness.plaindata import decode
 from ..sandbox import SandboxPolicy
@@ -32,37 +33,30 @@ MAX_MUTANT_VALUE_CHARS = 64_000  # a larger wrong value is not kept for hints
 
 def add_mutants(assignment: Assignment, stores: dict[str, GoldenStore], inputs: dict[str, dict],
                 policy: SandboxPolicy, base: Path, placement: Placement | None) -> None:
-    """Every mutant replayed on the stored inputs (the published sets, then the public tests on
-    the graded set), its failing values, failed tests, raise sites and tags added to each
-    store."""
-    shown = {v: stores[v] for v in VISIBILITIES}
-    runs = [(TestPlan.from_stores(shown), False)]
-    if GRADED_INPUTS in stores:
-        runs.append((TestPlan.from_stores({"public": stores[GRADED_INPUTS]}), True))
+    """Every mutant replayed on the stored inputs (the published sets), its failing values,
+    failed tests, raise sites and tags added to each store."""
+    plan = TestPlan.from_stores({v: stores[v] for v in VISIBILITIES})
 
-    def run_mutant(job):
-        mutant, (plan, graded) = job
+    def run_mutant(mutant):
         with tempfile.TemporaryDirectory() as tmp:
             impl = materialize(assignment, mutant, Path(tmp))
-            return backends.run(RunRequest(assignment, impl, "replay", plan, policy,
+            return backends.run(RunRequest(assignment, impl, RunMode.REPLAY, plan, policy,
                                            inputs_base=base, timeout_scale=MUTANT_TIMEOUT_SCALE,
-                                           trusted=True, graded_public=graded),
-                                placement)
+                                           trusted=True), placement)
 
     mutants = load_mutants(assignment)
-    jobs = [(m, run) for m in mutants for run in runs]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        results = dict(zip(((m.name, graded) for m, (_, graded) in jobs),
-                           pool.map(run_mutant, jobs)))
+        results = dict(zip((m.name for m in mutants), pool.map(run_mutant, mutants)))
     for mutant in mutants:
         for name, store in stores.items():
-            res = results[(mutant.name, name == GRADED_INPUTS)]
+            res = results[mutant.name]
             values = _failing_values(assignment, store, inputs[name], res)
-            kept, unkept = _kept_for_hints(values)
+            kept, unkept, digests = _kept_for_hints(values)
             store.mutants[mutant.name] = MutantValues(
                 mutant.name, mutant.hint, kept,
                 tuple(_failed_tests(store, res, values)), _raise_sites(store, res),
-                _failure_tags(assignment, store, inputs[name], values), unkept=unkept)
+                _failure_tags(assignment, store, inputs[name], values), unkept=unkept,
+                digests=digests)
 
 
 def _failing_values(assignment: Assignment, store: GoldenStore, inputs: dict,
@@ -91,7 +85,7 @@ def _raise_sites(store: GoldenStore, res: RunResult) -> dict:
     sites = {}
     for test_id, test in store.tests.items():
         rec = res.records[test_id]
-        if rec.status == "ended" and rec.outcome == "failed":
+        if rec.failed:
             names = [o["name"] for o in rec.obs if isinstance(o, dict)]
             site = raise_site(test, rec.error_kind, names)
             if site is not None:
@@ -115,18 +109,22 @@ def _failure_tags(assignment: Assignment, store: GoldenStore, inputs: dict,
     return tags
 
 
-def _kept_for_hints(values: dict) -> tuple[dict, dict]:
+def _kept_for_hints(values: dict) -> tuple[dict, dict, dict]:
     """({test: {obs: value}} of the wrong values small enough to keep, {test: [obs]} of the
-    others: the mutant fails them, with a value hints cannot compare)."""
+    others: the mutant fails them, with a value hints can match only bit for bit, by its
+    {test: {obs: digest}} (hints.value_digest))."""
     kept: dict[str, dict] = {}
     unkept: dict[str, list] = {}
+    digests: dict[str, dict] = {}
     for test_id, observed in values.items():
-        for name, (data, _) in observed.items():
+        for name, (data, seen) in observed.items():
             if len(json.dumps(data)) <= MAX_MUTANT_VALUE_CHARS:
                 kept.setdefault(test_id, {})[name] = data
             else:
                 unkept.setdefault(test_id, []).append(name)
-    return kept, unkept
+                if seen.malformed is None:
+                    digests.setdefault(test_id, {})[name] = value_digest(seen.value)
+    return kept, unkept, digests
 
 
 def _failed_tests(store: GoldenStore, res: RunResult, values: dict) -> list[str]:
@@ -135,7 +133,7 @@ def _failed_tests(store: GoldenStore, res: RunResult, values: dict) -> list[str]
     for test_id, test in store.tests.items():
         rec = res.records[test_id]
         recorded = {o["name"] for o in rec.obs}
-        if rec.status != "ended" or rec.outcome != "passed" or test_id in values \
+        if not rec.passed or test_id in values \
                 or not set(test.observations) <= recorded:
             failed.append(test_id)
     return failed

@@ -3,10 +3,8 @@
 solutions/mutants/<assignment>.toml holds `[[mutants]]` with `name`, `hint` and `[[mutants.edits]]`
 (`file` relative to the solution package, `old` occurring exactly once, `new`).
 
-solutions/bugs/<assignment>.toml holds independent bugs in the same edit format (`[[bugs]]` with
-`name`, `description`, `true_hints` and `[[bugs.edits]]`): realistic mistakes that are not the
-mutants, graded to measure whether hints name mistakes a bug does not make
-(tests/selftest/test_bug_hints.py).
+(solutions/bugs/<assignment>.toml, independent bugs in the same edit format, are the hint
+rule's test set: tests/selftest/test_bug_hints.py reads them.)
 """
 
 from __future__ import annotations
@@ -44,41 +42,6 @@ def load_mutants(assignment: Assignment) -> list[Mutant]:
     if len(set(names)) != len(names):
         raise MutantError(f"{assignment.mutants_file}: duplicate mutant names")
     return mutants
-
-
-@dataclass(frozen=True)
-class Bug:
-    """An independent bug: its edits (`as_mutant`, for materialize), what it does
-    (`description`) and the mutants whose hints are true of it (`true_hints`, mutant names)."""
-
-    name: str
-    description: str
-    true_hints: tuple[str, ...]
-    edits: tuple[tuple[str, str, str], ...]
-
-    def as_mutant(self) -> Mutant:
-        return Mutant(self.name, self.description, self.edits)
-
-
-def bugs_file(assignment: Assignment) -> Path:
-    """solutions/bugs/<assignment>.toml, beside solutions/mutants/."""
-    return assignment.mutants_file.parent.parent / "bugs" / assignment.mutants_file.name
-
-
-def load_bugs(assignment: Assignment) -> list[Bug]:
-    """The assignment's independent bugs (none when it has no bugs file)."""
-    path = bugs_file(assignment)
-    if not path.exists():
-        return []
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    bugs = []
-    for b in data.get("bugs", []):
-        edits = tuple((e["file"], e["old"], e["new"]) for e in b.get("edits", []))
-        if not edits:
-            raise MutantError(f"bug {b['name']} has no edits")
-        bugs.append(Bug(b["name"], b["description"].strip(), tuple(b.get("true_hints", ())),
-                        edits))
-    return bugs
 
 
 def materialize(assignment: Assignment, mutant: Mutant, dest: Path) -> Path:

@@ -1,7 +1,9 @@
 """The student release: the course without anything that gives answers away.
 
-Built from what git tracks at HEAD (`git archive HEAD`): no caches, no uncommitted edits, no
-untracked files. Which file ships, whole or stubbed, is `audiences.share("release", path)`, the
+Built from what git committed at HEAD (committed.course_files: the one source of what
+students get, shared with the nbgrader course and the similarity baseline): no caches, no
+uncommitted edits, no untracked files; an uncommitted change to a shipped file is named in one
+line, left out. Which file ships, whole or stubbed, is `audiences.share("release", path)`, the
 one table of who sees what (see autograder/audiences.py): handouts, starter, public tests with
 their inputs and goldens, and only the engine `check` and local pytest need. README and Makefile
 are replaced by the student ones in autograder/authoring/release_files/. A stubbed file goes through the
@@ -15,17 +17,19 @@ is rewritten to say so (`student_text`).
 
 from __future__ import annotations
 
-import io
 import json
 import re
-import subprocess
 import tarfile
+import tempfile
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from ..assignments import course_root, discover
 from ..audiences import STUBBED, share
+from ..committed import NoCommitError, course_files, print_note
 from ..harness.plaindata import decode
-from .starter import strip_solutions
+from ..markers import strip_solutions
 
 STUDENT_FILES = Path(__file__).parent / "release_files"
 
@@ -50,22 +54,6 @@ def student_text(text: str) -> str:
                                     text)
 
 
-def _tracked_files(root: Path) -> dict[str, bytes]:
-    """{path: content} of every file git tracks at HEAD."""
-    try:
-        blob = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=root,
-                              capture_output=True, check=True, timeout=120).stdout
-    except (OSError, subprocess.SubprocessError) as e:
-        raise ReleaseError(f"cannot read the committed course with `git archive HEAD` in {root}: "
-                           f"{e}") from e
-    out = {}
-    with tarfile.open(fileobj=io.BytesIO(blob)) as tar:
-        for member in tar.getmembers():
-            if member.isfile():
-                out[member.name] = tar.extractfile(member).read()
-    return out
-
-
 def _student_content(path: PurePosixPath, content: bytes) -> bytes:
     if share("release", path) == STUBBED:
         return strip_solutions(content.decode("utf-8"), str(path)).encode("utf-8")
@@ -74,18 +62,28 @@ def _student_content(path: PurePosixPath, content: bytes) -> bytes:
     return content
 
 
-def build_release(dest: Path, root: Path | None = None) -> Path:
+def build_release(dest: Path, root: Path | None = None,
+                  say: Callable[[str], None] = print_note) -> Path:
     """Write the student release into the folder dest (which must not exist yet) and
-    dest.tar.gz next to it; returns dest."""
+    dest.tar.gz next to it, from the course committed at HEAD (committed.course_files; `say`
+    gets the one-line note naming the uncommitted changes to shipped files left out);
+    returns dest."""
     root = root or course_root()
     dest = Path(dest)
     tarball = dest.parent / f"{dest.name}.tar.gz"
     for target in (dest, tarball):
         if target.exists():
             raise ReleaseError(f"{target} already exists; choose a new destination")
-    files = _tracked_files(root)
+    try:
+        course = course_files(root, require_commit=True)
+    except NoCommitError as e:
+        raise ReleaseError(str(e)) from None
+    shipped = [p for p in course.left_out if not excluded(PurePosixPath(p))]
+    note = replace(course, left_out=tuple(shipped)).note("the release")
+    if note:
+        say(note)
     staged = {}
-    for name, content in files.items():
+    for name, content in course.files.items():
         path = PurePosixPath(name)
         if not excluded(path):
             staged[name] = _student_content(path, content)
@@ -96,7 +94,10 @@ def build_release(dest: Path, root: Path | None = None) -> Path:
         target = dest / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content)
-    _ship_truths(dest, root)
+    with tempfile.TemporaryDirectory(prefix="release-course-") as tree:
+        committed = replace(course, files={n: c for n, c in course.files.items()
+                                           if n.startswith("tests/")})
+        _ship_truths(dest, committed.write(Path(tree)))  # HEAD's checks.py, HEAD's inputs
     with tarfile.open(tarball, "w:gz") as tar:
         tar.add(dest, arcname=dest.name)
     return dest

@@ -8,9 +8,8 @@ A solution marks what the student writes (the convention of nbgrader and Otter A
         ...reference code...
         ### END SOLUTION
 
-In the starter, each region from a `### BEGIN SOLUTION` line to its `### END SOLUTION` line (both
-included) becomes one line `raise NotImplementedError` at the BEGIN line's indentation. Every
-other line is copied verbatim; files without markers and non-.py files are copied as they are.
+In the starter, each marked region becomes one line `raise NotImplementedError`
+(`markers.strip_solutions`); files without markers and non-.py files are copied as they are.
 """
 
 from __future__ import annotations
@@ -19,43 +18,9 @@ import shutil
 from pathlib import Path
 
 from ..assignments import Assignment
+from ..markers import strip_solutions
 
-BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
-STUB = "raise NotImplementedError"
 SKIPPED = ("__pycache__", ".pytest_cache", ".hypothesis")
-
-
-class MarkerError(Exception):
-    """Solution markers that do not pair up."""
-
-
-def strip_solutions(text: str, where: str = "<text>") -> str:
-    """`text` with every marked region replaced by one `raise NotImplementedError` line."""
-    out, opened = [], 0  # opened: line number of the open BEGIN (0: none)
-    for number, line in enumerate(text.splitlines(keepends=True), 1):
-        marker = line.strip()
-        if marker == BEGIN:
-            if opened:
-                raise MarkerError(f"{where}:{number}: {BEGIN} inside the region opened at "
-                                  f"line {opened}")
-            opened = number
-            indent = line[: len(line) - len(line.lstrip())]
-            out.append(f"{indent}{STUB}\n")
-        elif marker == END:
-            if not opened:
-                raise MarkerError(f"{where}:{number}: {END} without a {BEGIN}")
-            opened = 0
-        elif not opened:
-            out.append(line)
-    if opened:
-        raise MarkerError(f"{where}:{opened}: {BEGIN} is never closed")
-    return "".join(out)
-
-
-def without_markers(text: str) -> str:
-    """`text` with its marker lines removed: the reference code as a student would submit it."""
-    return "".join(line for line in text.splitlines(keepends=True)
-                   if line.strip() not in (BEGIN, END))
 
 
 def _source_files(package_dir: Path) -> list[Path]:
@@ -96,7 +61,7 @@ def stale(assignment: Assignment) -> list[str]:
     return problems
 
 
-def write(assignment: Assignment) -> list[Path]:
+def write_starter(assignment: Assignment) -> list[Path]:
     """Replace starter/<package> with the generated files; returns the files written."""
     package = assignment.starter / assignment.package
     files = generate(assignment)  # first: a marker error leaves the old starter in place

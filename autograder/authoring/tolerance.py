@@ -20,7 +20,7 @@ import numpy as np
 from ..assignments import VISIBILITIES, Assignment
 from ..grading.store import ObservationSpec, load_store
 from ..harness.plaindata import PlainDataError, decode
-from ..sandbox.pyparse import parse
+from ..sandbox.threadsafe_ast import parse
 
 MIN_RTOL = 1e-6  # float32's epsilon is 1.2e-7: a few ulps of float32 arithmetic
 CONTRACT_MARK = "# contract:"

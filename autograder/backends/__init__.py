@@ -11,7 +11,7 @@ choices come from `REGISTRY`, so nothing else changes. Submissions and the cours
 either.
 
 May import: sandbox/, harness/ (the child's config type) and the top-level course modules
-(assignments, audiences); never grading/, authoring/, classroom/ or integrations/. Imported by
+(assignments, audiences, markers); never grading/, authoring/, classroom/ or integrations/. Imported by
 grading/ (every graded run), authoring/ (golden generation), classroom/, cli.py and
 commands.py.
 """

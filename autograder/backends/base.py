@@ -5,22 +5,58 @@ Kubernetes or Slurm backend can ship a request to another machine and its result
 
 A `RunResult` holds what a child *claimed*; it is judged by the trusted parent
 (grading/judge) exactly as for the host backend. Imported by the runner, every backend and the
-grading/authoring code that builds requests; imports only assignments and sandbox.
+grading/authoring code that builds requests; imports assignments and sandbox of the engine, and
+causes and timeouts beside it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..assignments import VISIBILITIES, Assignment
+from ..assignments import VISIBILITIES, Assignment, Visibility
 from ..sandbox import Capabilities, SandboxPolicy
-from .causes import Why
+from .causes import Reason
 from .timeouts import derived_timeout
 
-MODES = ("gen", "replay")
+
+class Status(StrEnum):
+    """How a test's run ended, as the parent saw it (a StrEnum: the same string in JSON)."""
+
+    ENDED = "ended"  # the child reported its end (its `Outcome` says passed or failed)
+    TIMEOUT = "timeout"  # the parent stopped it at its time limit
+    CRASHED = "crashed"  # its child died during it (or the run's deadline stopped it)
+    NOT_RUN = "not_run"  # never started: its file did not load, or the child stopped before it
+    REFUSED = "refused"  # not started: the box cannot keep the hidden goldens from the child
+
+
+class Outcome(StrEnum):
+    """What an ended test's child reported (pytest's own outcome of the test)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+
+
+class RunPath(StrEnum):
+    """How a run's children started."""
+
+    WARM = "warm"  # forks of a zygote entering the sandbox (backends/zygote.py)
+    COLD = "cold"  # a fresh interpreter per child
+    MIXED = "mixed"  # some of each: the zygote refused some
+
+
+class RunMode(StrEnum):
+    """What a run is for: `GEN` runs trusted code on generated inputs (golden generation, a
+    grading's reference on its draw), `REPLAY` a submission on stored inputs."""
+
+    GEN = "gen"
+    REPLAY = "replay"
+
+
+MODES = tuple(RunMode)
 
 
 @dataclass(frozen=True)
@@ -31,10 +67,14 @@ class TestPlan:
     (timeouts.py; absent: never measured)."""
 
     ids: tuple[str, ...]
-    visibility_of: dict[str, str]
+    visibility_of: dict[str, Visibility]
     timeouts: dict[str, float]
     file_of: dict[str, str] = field(default_factory=dict)  # test id -> its test file's name
     measured: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "visibility_of",
+                           {i: Visibility(v) for i, v in self.visibility_of.items()})
 
     @classmethod
     def from_stores(cls, stores: Mapping[str, Any]) -> TestPlan:
@@ -81,8 +121,8 @@ class TestRecord:
     """What the child reported for one test."""
 
     id: str
-    status: str = "not_run"  # ended | timeout | crashed | not_run | refused
-    outcome: str | None = None  # passed | failed (when ended)
+    status: Status = Status.NOT_RUN
+    outcome: Outcome | None = None  # when ended
     error: str | None = None  # the child's text of what the test raised (when ended)
     error_type: str | None = None
     error_kind: str | None = None  # the raised class's first builtin class (compare: hints)
@@ -94,7 +134,25 @@ class TestRecord:
     # child runs the course's code (golden time: timeouts.py), never to grade
     seconds: float | None = None
     # why it failed beyond what it raised: a timeout, a crash, a refusal, a forbidden import
-    cause: Why | None = None
+    cause: Reason | None = None
+    # the end of what it printed (harness/output.py), for a child whose output may be shown
+    output: str | None = None
+    # the types the contract's functions returned during it (harness/returned.py), bounded
+    returned: dict | None = None
+
+    def __post_init__(self) -> None:
+        self.status = Status(self.status)
+        self.outcome = None if self.outcome is None else Outcome(self.outcome)
+
+    @property
+    def passed(self) -> bool:
+        """It ran to its end and its child reported it passed."""
+        return self.status == Status.ENDED and self.outcome == Outcome.PASSED
+
+    @property
+    def failed(self) -> bool:
+        """It ran to its end and its child reported it failed (it raised)."""
+        return self.status == Status.ENDED and self.outcome == Outcome.FAILED
 
     def to_json(self) -> dict:
         data = asdict(self)
@@ -106,34 +164,39 @@ class TestRecord:
         known = {f.name for f in fields(cls)} - {"cause"}
         cause = data.get("cause")
         return cls(**{k: v for k, v in data.items() if k in known},
-                   cause=Why.from_json(cause) if isinstance(cause, dict) else None)
+                   cause=Reason.from_json(cause) if isinstance(cause, dict) else None)
 
 
 @dataclass
 class RunResult:
     records: dict[str, TestRecord]
-    collect_errors: list[Why]  # what went wrong beside the tests (grading/cause_text words it)
+    collect_errors: list[Reason]  # what went wrong beside the tests (grading/cause_text words it)
     stderr_tail: str
     restarts: int
     wall_s: float
-    # how its children started: "warm" (zygote forks entering the sandbox), "cold" (a fresh
-    # interpreter per child), "mixed" (the zygote refused some)
-    path: str = "cold"
+    path: RunPath = RunPath.COLD  # how its children started
     package_error: bool = False  # a child said the package itself does not import
+    # what to tell the student that stopped no test (a child printed past its budget)
+    notes: list[Reason] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.path = RunPath(self.path)
 
     def to_json(self) -> dict:
         return {"records": {k: r.to_json() for k, r in self.records.items()},
                 "collect_errors": [e.to_json() for e in self.collect_errors],
                 "stderr_tail": self.stderr_tail,
                 "restarts": self.restarts, "wall_s": self.wall_s, "path": self.path,
-                "package_error": self.package_error}
+                "package_error": self.package_error,
+                "notes": [n.to_json() for n in self.notes]}
 
     @classmethod
     def from_json(cls, data: dict) -> RunResult:
         return cls({k: TestRecord.from_json(r) for k, r in data["records"].items()},
-                   [Why.from_json(e) for e in data["collect_errors"]], str(data["stderr_tail"]),
-                   int(data["restarts"]), float(data["wall_s"]), str(data.get("path", "cold")),
-                   data.get("package_error") is True)
+                   [Reason.from_json(e) for e in data["collect_errors"]], str(data["stderr_tail"]),
+                   int(data["restarts"]), float(data["wall_s"]), RunPath(data.get("path", "cold")),
+                   data.get("package_error") is True,
+                   [Reason.from_json(n) for n in data.get("notes", [])])
 
     @classmethod
     def joined(cls, results: list[RunResult]) -> RunResult:
@@ -144,8 +207,9 @@ class RunResult:
                    [e for r in results for e in r.collect_errors],
                    next((r.stderr_tail for r in results if r.stderr_tail), ""),
                    sum(r.restarts for r in results), sum(r.wall_s for r in results),
-                   paths.pop() if len(paths) == 1 else "mixed",
-                   any(r.package_error for r in results))
+                   paths.pop() if len(paths) == 1 else RunPath.MIXED,
+                   any(r.package_error for r in results),
+                   [n for r in results for n in r.notes])
 
 
 @dataclass(frozen=True)
@@ -157,7 +221,7 @@ class RunRequest:
 
     assignment: Assignment
     impl_root: Path
-    mode: str
+    mode: RunMode
     plan: TestPlan | None
     policy: SandboxPolicy
     default_timeout: float | None = None  # per test; default: the assignment's
@@ -168,41 +232,46 @@ class RunRequest:
     trusted: bool = False  # the course's own code (solutions, mutants): no hidden refusal
     gpus: str | None = None
     reverse: bool = False  # run the tests in reverse order (golden time: timing the reference)
-    # the public tests run on the graded input set (inputs/graded.json, never shipped) instead
-    # of the published one, and what their child prints or raises is redacted as a hidden one's
+    # the public tests run on a grading's draw (inputs_base, grading/draws.py) instead of the
+    # published inputs, and what their child prints or raises is redacted as a hidden one's
     graded_public: bool = False
-    seed_salt: str = ""  # gen mode: generate the graded input set from this salt
+    seed_salt: str = ""  # gen mode: generate a draw's inputs from this salt (grading/draws.py)
     slowdown: float | None = None  # the load factor, frozen when the run starts (timeouts.py)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"run mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+        object.__setattr__(self, "mode", RunMode(self.mode))
 
     @property
-    def redacted(self) -> tuple[str, ...]:
+    def redacted(self) -> tuple[Visibility, ...]:
         """The visibilities whose child's output never reaches the student: hidden tests, and
         public tests run on the graded input set (a graded replay only)."""
-        if self.mode != "replay":
+        if self.mode != RunMode.REPLAY:
             return ()
-        return tuple(v for v in self.visibilities if v == "hidden" or self.graded_public)
+        return tuple(v for v in self.visibilities if v == Visibility.HIDDEN or self.graded_public)
 
     @property
-    def visibilities(self) -> tuple[str, ...]:
+    def visibilities(self) -> tuple[Visibility, ...]:
         if self.plan is None:
             return VISIBILITIES
         present = set(self.plan.visibility_of.values())
         return tuple(v for v in VISIBILITIES if v in present)
 
-    def test_timeout(self, test_id: str | None) -> float:
+    def test_timeout(self, test_id: str | None, cold_start: bool = False) -> float:
         """A test's wall limit: its explicit `@graded(timeout=)` or the default, shortened to
         what the reference's measured time allows (timeouts.py) when the plan has it and the
         assignment uses measured timeouts; None: the default. Stretched by the run's frozen
-        `slowdown` (None: a quiet machine), never by the load now. Times `timeout_scale`."""
+        `slowdown` (None: a quiet machine), never by the load now. Times `timeout_scale`.
+        `cold_start`: a test of a child that started as a fresh interpreter, which pays the
+        imports a warm child's zygote made once, each where it first needs a module (the
+        reference is timed warm): not shortened (the cold chain is the fallback)."""
         default = self.default_timeout or self.assignment.test_timeout
         if self.plan is None or test_id is None:
             return default * self.timeout_scale
         cap = self.plan.timeouts.get(test_id) or default
-        measured = self.plan.measured.get(test_id) if self.assignment.measured_timeouts else None
+        measured = self.plan.measured.get(test_id) if self.assignment.measured_timeouts \
+            and not cold_start else None
         return derived_timeout(measured, cap, self.slowdown or 1.0) * self.timeout_scale
 
     def run_limit(self) -> float:
@@ -228,6 +297,7 @@ class RunRequest:
     def from_json(cls, data: dict) -> RunRequest:
         a, p, plan = data["assignment"], data["policy"], data["plan"]
         assignment = Assignment(**{**a, "forbidden": tuple(a["forbidden"]),
+                                   "returns": tuple(tuple(r) for r in a.get("returns", ())),
                                    "root": Path(a["root"])})
         policy = SandboxPolicy.from_json(p)
         return cls(assignment, Path(data["impl_root"]), data["mode"],

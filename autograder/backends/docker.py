@@ -6,8 +6,11 @@ The run folder the host runner prepares (harness copy, staged submission, one vi
 tests and stored inputs; never goldens) is bind-mounted read-only at its own path; only the
 events file is writable; scratch is tmpfs. The child's view of the packages (what a dotted
 forbidden rule names replaced, sandbox/view.py) is bound over the image's site-packages
-(`image_view`). The container has no network, no capabilities,
-no-new-privileges, a read-only root, an unprivileged user, and memory/pids/CPU/file limits.
+(`image_view`), and so are the stubs that hide what a top-level rule forbids (`image_masks`),
+and an empty folder over every other site folder of the image (`image_foreign_site_dirs`: the
+image's own interpreter's, Debian's). The container has no network, no capabilities,
+no-new-privileges, the sandbox's seccomp filter (sandbox/seccomp.py as a profile), a read-only
+root, an unprivileged uid of its own, and memory/pids/CPU/file limits.
 The runner keeps every deadline: at a timeout it kills and removes the container (the SDK's
 wait timeout would not stop it). What comes back is the same JSON-lines events file the host
 child writes, read and judged by the parent exactly as on the host.
@@ -25,7 +28,8 @@ import os
 import time
 from pathlib import Path
 
-from ..sandbox import Capabilities, scrubbed_env
+from .. import settings
+from ..sandbox import Capabilities, scrubbed_env, seccomp
 from ..sandbox.view import child_view, import_dirs
 from .base import BackendError, RunRequest, RunResult
 from .runner import run_tests
@@ -36,34 +40,48 @@ PYTHON = "/opt/runner/venv/bin/python3"
 UID_BASE, UID_SPAN = 20000, 40000  # the uids containers run as: UID_BASE .. UID_BASE + UID_SPAN - 1
 
 
-def container_user(run: str) -> str:
-    """The uid:gid one run folder's containers run as. RLIMIT_NPROC counts the processes of a uid
-    kernel-wide, so with one shared uid a student's fork bomb (bounded by its own pids_limit)
-    used up the nproc ulimit of a classmate's container beside it, which then could not start a
-    thread. A uid per run folder (from its unique path; two concurrent runs share one with
-    probability 1/UID_SPAN) keeps each container's nproc its own. The run folder is
-    world-readable and its output files world-writable (ContainerBox), so any uid works."""
-    uid = UID_BASE + int(hashlib.sha256(run.encode()).hexdigest(), 16) % UID_SPAN
+def container_user(run: str, child: int) -> str:
+    """The uid:gid the run folder's `child`-th container runs as. RLIMIT_NPROC counts the
+    processes of a uid kernel-wide, so with one shared uid a student's fork bomb (bounded by its
+    own pids_limit) used up the nproc ulimit of a classmate's container beside it, which then
+    could not start a thread. A uid per container (from the run folder's unique path and the
+    child's number; two live containers share one with probability 1/UID_SPAN) keeps each
+    container's nproc its own, and the next child of a run under another uid; what a uid could
+    keep in the kernel past its container (a keyring) the seccomp filter refuses. The run folder
+    is world-readable and its output files world-writable (ContainerBox), so any uid works."""
+    digest = hashlib.sha256(f"{run}\0{child}".encode()).hexdigest()
+    uid = UID_BASE + int(digest, 16) % UID_SPAN
     return f"{uid}:{uid}"
 CPUS = 2.0
 
 
 IMAGE_FACTS = """
-import importlib.metadata, json, sys, sysconfig
+import importlib.metadata, json, os, sys, sysconfig
 versions = {}
 for name in json.loads(sys.argv[1]):
     try:
         versions[name] = importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
         pass
-print(json.dumps({"site": sysconfig.get_paths()["purelib"], "versions": versions}))
+site = sysconfig.get_paths()["purelib"]
+foreign = []
+for root, dirs, _ in os.walk("/"):
+    if root.startswith(("/proc", "/sys", "/dev")):
+        dirs[:] = []
+    for name in [d for d in dirs if d in ("site-packages", "dist-packages")]:
+        dirs.remove(name)
+        if os.path.realpath(os.path.join(root, name)) != os.path.realpath(site):
+            foreign.append(os.path.join(root, name))
+print(json.dumps({"site": site, "versions": versions, "foreign_site": sorted(foreign),
+                  "entries": sorted(os.listdir(site))}))
 """
 
 
 @functools.lru_cache(maxsize=8)
 def image_facts(image: str, packages: tuple[str, ...]) -> dict:
-    """The image's site-packages folder and the installed version of each of `packages` it
-    has (one short container, once per grader process and image)."""
+    """The image's site-packages folder, its entries, the installed version of each of
+    `packages` it has, and every other site-packages or dist-packages folder in it (one short
+    container, once per grader process and image)."""
     client = _client()
     try:
         out = client.containers.run(image, [PYTHON, "-I", "-c", IMAGE_FACTS,
@@ -89,16 +107,9 @@ def image_view(rules: list[str]) -> list[tuple[str, str]]:
     nothing of it is there to find)."""
     import importlib.metadata
 
-    mounts = child_view(rules).mounts
-    if not mounts:
+    placed = _in_site_packages(child_view(rules).mounts, strict=True)
+    if not placed:
         return []
-    dirs = [d.rstrip("/") for d in import_dirs()]
-    placed: list[tuple[str, str]] = []
-    for source, target in mounts:
-        base = max((d for d in dirs if target.startswith(d + "/")), key=len, default=None)
-        if base is None or "site-packages" not in base:
-            raise BackendError(f"the view replaces {target}, outside site-packages")
-        placed.append((source, target[len(base) + 1:]))
     tops = tuple(sorted({rel.split("/")[0] for _, rel in placed}))
     facts = image_facts(image_name(), tops)
     out = []
@@ -115,14 +126,75 @@ def image_view(rules: list[str]) -> list[tuple[str, str]]:
     return out
 
 
+def image_foreign_site_dirs() -> list[str]:
+    """The runner image's site folders other than its venv's (the base interpreter's, Debian's):
+    each is covered by an empty folder in the child's container, as on the host
+    (sandbox/installations.py)."""
+    return image_facts(image_name(), ())["foreign_site"]
+
+
+def image_masks(rules: list[str], masks_dir: Path) -> list[tuple[str, str]]:
+    """Bind mounts hiding each module a top-level rule forbids from the image's
+    site-packages, as bubblewrap hides it on the host (sandbox/bwrap.py's stubs, written under
+    `masks_dir`): the image installs what the child imports, and with it modules some
+    assignment forbids (transformers brings tokenizers, which bpe forbids). A forbidden
+    module of the standard library is refused by the harness' import hook alone here."""
+    from ..sandbox.bwrap import mask_mounts
+
+    top = [r for r in rules if "." not in r and not r.startswith("!")]
+    placed = _in_site_packages(mask_mounts(top, masks_dir), strict=False)
+    if not placed:
+        return []
+    facts = image_facts(image_name(), ())
+    return [(source, f"{facts['site'].rstrip('/')}/{rel}") for source, rel in placed
+            if rel in facts["entries"]]
+
+
+def _in_site_packages(mounts: list[tuple[str, str]], strict: bool) -> list[tuple[str, str]]:
+    """(source, target relative to its site-packages folder) of each mount whose target lies
+    in one of this machine's site-packages; a target elsewhere is an error (`strict`) or
+    left out."""
+    dirs = [d.rstrip("/") for d in import_dirs()]
+    placed: list[tuple[str, str]] = []
+    for source, target in mounts:
+        base = max((d for d in dirs if target.startswith(d + "/")), key=len, default=None)
+        if base is None or "site-packages" not in base:
+            if strict:
+                raise BackendError(f"the view replaces {target}, outside site-packages")
+            continue
+        placed.append((source, target[len(base) + 1:]))
+    return placed
+
+
 def _client():
     import docker
 
-    return docker.DockerClient(base_url=os.environ.get("DOCKER_HOST") or None, timeout=120)
+    return docker.DockerClient(base_url=settings.DOCKER_HOST.value() or None, timeout=120)
 
 
 def image_name() -> str:
-    return os.environ.get("AUTOGRADER_DOCKER_IMAGE") or IMAGE
+    return settings.DOCKER_IMAGE.value() or IMAGE
+
+
+def seccomp_option(client) -> str:
+    """The `security_opt` entry that puts the sandbox's filter in place of the engine's default
+    profile: Docker's API takes the profile itself, podman's compatible service a file it
+    reads (written once per profile under the cache folder)."""
+    profile = seccomp.docker_profile()
+    try:
+        names = [c.get("Name", "") for c in client.version().get("Components", [])]
+    except Exception:  # noqa: BLE001 - no version: Docker's form
+        names = []
+    if not any("podman" in n.lower() for n in names):
+        return f"seccomp={profile}"
+    from .docker_image import cache_dir
+
+    path = cache_dir() / f"seccomp-{hashlib.sha256(profile.encode()).hexdigest()[:16]}.json"
+    if not path.exists():
+        made = path.with_name(f"{path.name}.{os.getpid()}")
+        made.write_text(profile)
+        os.replace(made, path)
+    return f"seccomp={path}"
 
 
 class ContainerChild:
@@ -178,8 +250,14 @@ class ContainerBox:
 
     def __init__(self, run: Path, request: RunRequest, caps: Capabilities):
         self.run, self.request = run, request
-        self.view = image_view(list(request.assignment.forbidden))
+        self.children = 0
+        rules = list(request.assignment.forbidden)
+        self.view = image_view(rules) + image_masks(rules, run / ".masks")
+        self.hidden = image_foreign_site_dirs()
+        self.empty = run / ".empty"
+        self.empty.mkdir(exist_ok=True)
         self.client = _client()
+        self.seccomp = seccomp_option(self.client)
         # the container's unprivileged user must read the run folder (it holds no secret:
         # harness, tests and inputs of one visibility, the student's own code)
         for path in [run, *run.rglob("*")]:
@@ -203,15 +281,21 @@ class ContainerBox:
                    for w in writable]
         mounts += [Mount(target=target, source=source, type="bind", read_only=True)
                    for source, target in self.view]
+        mounts += [Mount(target=target, source=str(self.empty), type="bind", read_only=True)
+                   for target in self.hidden]
         scratch = f"size={limits.scratch},mode=1777"
         gpus = self.request.gpus
+        self.children += 1
         container = self.client.containers.create(
             image_name(), [PYTHON, "-I", "-B", str(boot), str(config)],
-            detach=True, network_mode="none", user=container_user(run), working_dir=f"{run}/work",
-            environment=scrubbed_env(self.run), mounts=mounts, read_only=True,
+            detach=True, network_mode="none", user=container_user(run, self.children),
+            working_dir=f"{run}/work",
+            environment=scrubbed_env(self.run, self.request.policy.kernels), mounts=mounts,
+            read_only=True,
             tmpfs={"/tmp": "size=64m,mode=1777", f"{run}/work": scratch,
                    f"{run}/tmp": scratch, "/dev/shm": f"size={limits.shm},mode=1777"},
-            cap_drop=["ALL"], security_opt=["no-new-privileges"], mem_limit=limits.memory,
+            cap_drop=["ALL"], security_opt=["no-new-privileges", self.seccomp],
+            mem_limit=limits.memory,
             memswap_limit=limits.memory, pids_limit=limits.pids, nano_cpus=int(CPUS * 1e9),
             ulimits=[Ulimit(name="core", soft=0, hard=0),
                      Ulimit(name="fsize", soft=limits.file_size, hard=limits.file_size),
@@ -249,7 +333,7 @@ class DockerBackend:
             client.images.get(image_name())
         except Exception as e:  # noqa: BLE001
             return (f"{type(e).__name__}: {str(e)[:200]} (is the engine running at "
-                    f"DOCKER_HOST={os.environ.get('DOCKER_HOST', 'default')}, and was the "
+                    f"DOCKER_HOST={settings.DOCKER_HOST.value() or 'default'}, and was the "
                     f"image built with `make docker-cpu`?)")
         finally:
             client.close()

@@ -9,7 +9,6 @@ what built it (Dockerfile, requirements, base), so a rebuild happens only when t
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import socket
 import subprocess
@@ -17,6 +16,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from .. import settings
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKER_DIR = ROOT / "docker"
@@ -34,7 +35,7 @@ netns = "none"
 
 
 def cache_dir() -> Path:
-    d = Path(os.environ.get("AUTOGRADER_CACHE") or Path.home() / ".cache" / "training-systems")
+    d = settings.path(settings.CACHE)
     d.mkdir(parents=True, exist_ok=True)
     return d
 
@@ -57,7 +58,7 @@ class Podman:
         self.conf = self.cache / "containers.conf"
         if not self.conf.exists() or self.conf.read_text() != CONTAINERS_CONF:
             self.conf.write_text(CONTAINERS_CONF)
-        self.env = {**os.environ, "CONTAINERS_CONF": str(self.conf)}
+        self.env = settings.inherited_environment(CONTAINERS_CONF=str(self.conf))
         self.argv = ["podman", "--root", str(self.cache / "podman" / "root"), "--runroot",
                      str(self.cache / "podman" / "runroot"), "--storage-driver", "overlay"]
 

@@ -1,7 +1,10 @@
 """The sandbox a warm child enters (SPEC §3, "Warm children enter a sandbox"): the cold chain
-(`RunSandbox.command`: cgroup, rlimits, bwrap with the run's mounts, masks and namespaces, the
-slot uid) around a holder, a shell that only waits, and fds of the namespaces and root of the
-process bubblewrap made for it, for the zygote's fork to enter (backends/warmbox.py)."""
+(`RunSandbox.command`: cgroup, rlimits, bwrap with the run's mounts, masks and namespaces and
+the seccomp filter) around a holder, a shell that only waits, and fds of the namespaces and
+root of the process bubblewrap made for it, for the zygote's fork to enter
+(backends/warmbox.py). The holder runs as the slot's holder uid, which no child holds, under
+the children's seccomp filter, and non-dumpable (`uids.Slot.wrapper`): a child can neither
+trace, read nor signal it."""
 
 from __future__ import annotations
 
@@ -29,14 +32,20 @@ def start_holder(sandbox: RunSandbox, writable: list[Path],
     info_r, info_w = os.pipe()
     ready_r, ready_w = os.pipe()
     holder = [shutil.which("sh") or "/bin/sh", "-c", "echo ready; read -r line"]
-    cmd = sandbox.command(Path("/nonexistent"), Path("/nonexistent"), writable, forbidden,
-                          program=holder, info_fd=info_w)
+    try:
+        cmd = sandbox.command(Path("/nonexistent"), Path("/nonexistent"), writable, forbidden,
+                              program=holder, info_fd=info_w, holder=True)
+    except BaseException:
+        for fd in (info_r, info_w, ready_r, ready_w):
+            os.close(fd)
+        raise
     try:
         proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.PIPE, stdout=ready_w,
                                 stderr=subprocess.DEVNULL, cwd=sandbox.run / "work",
-                                start_new_session=True, pass_fds=[info_w],
+                                start_new_session=True, pass_fds=[info_w, *cmd.pass_fds],
                                 preexec_fn=cmd.preexec)  # noqa: PLW1509 (None with prlimit)
     finally:
+        cmd.close()
         os.close(info_w)
         os.close(ready_w)
     try:

@@ -9,9 +9,9 @@ import signal
 import subprocess
 from pathlib import Path
 
-from ..assignments import GRADED_INPUTS
-from ..sandbox import Capabilities, RunSandbox, readable_by_others
-from .base import Child, RunRequest
+from ..assignments import Visibility
+from ..sandbox import Capabilities, IsolationMode, RunSandbox, readable_by_others
+from .base import Child, RunMode, RunRequest
 
 
 class HostChild:
@@ -32,24 +32,29 @@ class HostBox:
 
     @staticmethod
     def hidden_refusal(request: RunRequest, caps: Capabilities) -> str | None:
-        """Why this machine cannot keep the hidden goldens unreadable to the child (None: it
-        can). With the namespaces layer they are not mounted; without it the child must run as
-        a uid of its own (the user layer) AND the goldens must be unreadable to other users.
-        Only `--isolation auto` replays of untrusted code are judged (strict has both layers;
-        none is off; golden generation replays the course's own mutants)."""
-        if request.mode != "replay" or request.trusted or request.policy.mode != "auto" \
+        """Why this machine cannot keep a grading's secrets from the child (None: it can):
+        the expected values of its draw, which the reference solution computes (so the
+        solutions too), and the hidden goldens. With the namespaces layer none is mounted;
+        without it the child must run as a uid of its own (the user layer: it cannot read the
+        grader's memory or run folders) AND the hidden goldens and the solutions must be
+        unreadable to other users. Only `--isolation auto` replays of untrusted code are judged
+        (strict has both layers; none is off; golden generation replays the course's own
+        mutants)."""
+        if request.mode != RunMode.REPLAY or request.trusted \
+                or request.policy.mode != IsolationMode.AUTO \
                 or caps.namespaces:
             return None
         no_ns = f"no namespaces layer ({caps.why.get('namespaces', 'missing')})"
         if not caps.user:
-            return (f"hidden tests NOT RUN: with {no_ns} and no separate uid "
+            return (f"graded tests NOT RUN: with {no_ns} and no separate uid "
                     f"({caps.why.get('user', 'missing')}), the submitted code could read the "
-                    f"hidden goldens; install bubblewrap or run the grader as root")
-        if any(readable_by_others(request.assignment.goldens_path(store))
-               for store in ("hidden", GRADED_INPUTS)):
-            return (f"hidden tests NOT RUN: with {no_ns}, the hidden goldens must be unreadable "
-                    f"to other users and they are not (chmod -R go-rwx the course's tests "
-                    f"folder, or install bubblewrap)")
+                    f"expected values; install bubblewrap or run the grader as root")
+        a = request.assignment
+        if any(readable_by_others(p) for p in (a.goldens_path(Visibility.HIDDEN),
+                                              a.solutions / a.package)):
+            return (f"graded tests NOT RUN: with {no_ns}, the hidden goldens and the solutions "
+                    f"must be unreadable to other users and they are not (chmod -R go-rwx the "
+                    f"course's tests and solutions folders, or install bubblewrap)")
         return None
 
     def __init__(self, run: Path, request: RunRequest, caps: Capabilities):
@@ -62,11 +67,14 @@ class HostBox:
     def start(self, boot: Path, config: Path, writable: list[Path], forbidden: list[str],
               stdout: Path, stderr: Path) -> Child:
         cmd = self.sandbox.command(boot, config, writable, forbidden)
-        with open(stdout, "wb") as out, open(stderr, "wb") as err:
-            proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.DEVNULL,
-                                    stdout=out, stderr=err, cwd=self.run / "work",
-                                    start_new_session=True,
-                                    preexec_fn=cmd.preexec)  # noqa: PLW1509 (None with prlimit)
+        try:
+            with open(stdout, "wb") as out, open(stderr, "wb") as err:
+                proc = subprocess.Popen(cmd.argv, env=cmd.env, stdin=subprocess.DEVNULL,
+                                        stdout=out, stderr=err, cwd=self.run / "work",
+                                        start_new_session=True, pass_fds=cmd.pass_fds,
+                                        preexec_fn=cmd.preexec)  # noqa: PLW1509 (None with prlimit)
+        finally:
+            cmd.close()
         return HostChild(proc)
 
     def after_child(self) -> None:

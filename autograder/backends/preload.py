@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import ast
 
-from ..assignments import Assignment
+from ..assignments import VISIBILITIES, Assignment
 from ..harness.boot import BLOCKED_PLUGINS, ForbiddenImportBlocker
-from ..sandbox.pyparse import parse
+from ..sandbox.threadsafe_ast import parse
 
 ALWAYS = ("pytest", "numpy")  # what the harness itself imports
 # what torch imports on first use, seconds each (an optimizer's first step and
@@ -22,7 +22,7 @@ def preload_list(assignment: Assignment) -> list[str]:
     is used: a lazy module loads that part), the harness's own, and what torch loads on first
     use; never the assignment's package, the tests' own modules, the engine, or anything the
     assignment forbids (top-level or dotted rule)."""
-    tests = [f for vis in ("public", "hidden") for f in assignment.test_files(vis)]
+    tests = [f for vis in VISIBILITIES for f in assignment.test_files(vis)]
     if assignment.common_module.exists():
         tests.append(assignment.common_module)
     solution = sorted((assignment.solutions / assignment.package).rglob("*.py"))

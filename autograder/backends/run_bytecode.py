@@ -21,7 +21,7 @@ import marshal
 import sys
 from pathlib import Path
 
-from ..sandbox.pyparse import compile_tree, parse
+from ..sandbox.threadsafe_ast import compile_tree, parse
 
 CHECKED_HASH = b"\x03\x00\x00\x00"  # PEP 552 flags: hash-based, always checked
 

@@ -5,23 +5,34 @@ harness, a copy of the implementation, the test files and their stored inputs, e
 `audiences.share("child-<visibility>", ...)` allows; never goldens, solutions or another
 visibility's material. Out: `EventReader` reads the child's JSON-lines events file with size
 caps (MAX_EVENTS_BYTES in all, MAX_EVENTS events, MAX_EVENT_BYTES a line), `tail` the end
-of its stderr, `hang_site` where its last stack dump says it hung and `claimed_where` a test's
-claimed raise site as bounded fields. What the events mean, deadlines and restarts are
-runner.py's.
+of its stderr, `hang_site` where its last stack dump says it hung, `claimed_where` a test's
+claimed raise site and `claimed_cause` what else its end event claims, as bounded fields,
+`ended` a test's end event into its `TestRecord`; `stop_cause` and `collect_cause` word none of
+it: they make the `causes.Reason` of a stopped child and of a collection error.
+`package_names` says which names of the package the child stands in for when it lacks them.
+What the events mean, deadlines and restarts are runner.py's.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
 import json
 import os
 import re
 import shutil
 import tempfile
+from enum import Enum
 from pathlib import Path, PurePosixPath
 
-from ..assignments import GRADED_INPUTS, Assignment
-from ..audiences import share
+from ..assignments import Assignment
+from ..audiences import STUBBED, share
+from ..harness.output import TAIL_CHARS
+from ..markers import strip_solutions
+from ..sandbox.threadsafe_ast import parse
 from . import run_bytecode
+from .base import Outcome, Status, TestRecord
+from .causes import Cause, Reason
 
 HARNESS = Path(__file__).resolve().parent.parent / "harness"
 MAX_EVENTS_BYTES = 64 * 2**20
@@ -29,16 +40,27 @@ MAX_EVENTS_BYTES = 64 * 2**20
 MAX_EVENTS = 10_000  # events per child (a graded test needs two: start and end)
 MAX_EVENT_BYTES = 8 * 2**20  # one event's line (the largest golden store is < 1 MiB)
 TAIL_BYTES = 4000
+_DOTTED_NAME = re.compile(r"[A-Za-z_]\w{0,99}\.[A-Za-z_]\w{0,99}", re.ASCII)  # package.name
 DUMP_WINDOW_BYTES = 64_000  # where hang_site looks: a stack dump of 100 deep frames fits
 
 
+class Stop(Enum):
+    """Why the parent stopped watching a child (runner.py)."""
+
+    EXIT = "exit"  # it exited, or reported all it will (its `done`)
+    TIMEOUT = "timeout"  # the test in progress passed its limit
+    RUN_TIMEOUT = "run_timeout"  # the run's deadline passed
+    IDLE = "idle"  # no test started within the time a test may take after the last one
+
+
 def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple[str, ...],
-                    inputs_base: Path | None, graded_public: bool = False) -> Path:
+                    inputs_base: Path | None, gen: bool = False) -> Path:
     """A fresh folder with exactly what the child needs: harness, implementation copy, test
     files, stored inputs, each as `audiences.share("child-<visibility>", ...)` allows. No
-    goldens, no solutions, nothing else. With `graded_public`, the public tests' inputs are
-    the graded input set (inputs/graded.json), placed where the published ones would be: the
-    child cannot tell which set it runs on."""
+    goldens, no solutions, nothing else. The inputs are `inputs/<visibility>.json` under
+    `inputs_base` (a grading's draw, grading/draws.py), else the course's published ones: the
+    child cannot tell which set it runs on. A file the share stubs keeps its solution regions
+    (golden-time code) only in a `gen` run, the reference's own."""
     run = Path(tempfile.mkdtemp(prefix=f"grade-{assignment.name}-"))
     lib = run / "lib" / "autograder"
     (lib / "harness").mkdir(parents=True)
@@ -55,21 +77,59 @@ def prepare_run_dir(assignment: Assignment, impl_root: Path, visibilities: tuple
     for vis in visibilities:
         (run / "tests" / vis).mkdir(parents=True)
         for f in assignment.test_files(vis):
-            if share(f"child-{vis}", tests / vis / f.name):
-                shutil.copy2(f, run / "tests" / vis / f.name)
+            how = share(f"child-{vis}", tests / vis / f.name)
+            if how:
+                _copy(f, run / "tests" / vis / f.name, how == STUBBED and not gen)
                 run_bytecode.place(run / "tests" / vis / f.name, rewritten=True)
-        stored = GRADED_INPUTS if graded_public and vis == "public" else vis
-        src = assignment.inputs_path(stored, inputs_base)
-        if src.exists() and share(f"child-{vis}", tests / "inputs" / f"{stored}.json"):
+        src = assignment.inputs_path(vis, inputs_base)
+        if src.exists() and share(f"child-{vis}", tests / "inputs" / f"{vis}.json"):
             shutil.copy2(src, run / "inputs" / f"{vis}.json")
-    if assignment.common_module.exists() and any(share(f"child-{v}", tests / "common.py")
-                                                 for v in visibilities):
-        shutil.copy2(assignment.common_module, run / "tests" / "common.py")
+    hows = {share(f"child-{v}", tests / "common.py") for v in visibilities} - {None}
+    if assignment.common_module.exists() and hows:
+        _copy(assignment.common_module, run / "tests" / "common.py",
+              STUBBED in hows and not gen)
         run_bytecode.place(run / "tests" / "common.py", rewritten=False)
     (run / "tests" / "pytest.ini").write_text("[pytest]\n")
     for d in ("work", "tmp"):
         (run / d).mkdir()
     return run
+
+
+def _copy(source: Path, dest: Path, stubbed: bool) -> None:
+    """A course file into the run folder: whole, or through the starter rule."""
+    if stubbed:
+        dest.write_text(strip_solutions(source.read_text(encoding="utf-8"), str(source)),
+                        encoding="utf-8")
+    else:
+        shutil.copy2(source, dest)
+
+
+def package_names(assignment: Assignment, visibilities: tuple[str, ...]) -> list[str]:
+    """The names the test files of `visibilities` and common.py import from the assignment's
+    package (`from <package> import name`, or `package.name` after `import <package>`,
+    anywhere in them), sorted: the child stands in
+    for each one the package lacks (harness/missing_names.py), so one missing function fails
+    only the tests that use it. The tests call only the handout's API (test_contract.py
+    checks each name is in its table), so these are contract names."""
+    files = [f for v in visibilities for f in assignment.test_files(v)]
+    if assignment.common_module.exists():
+        files.append(assignment.common_module)
+    names: set[str] = set()
+    for f in files:
+        try:
+            tree = parse(f.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        bound = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                 for a in node.names if a.name == assignment.package}  # `import pkg`: pkg.name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == assignment.package \
+                    and not node.level:
+                names |= {a.name for a in node.names if a.name != "*"}
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and node.value.id in bound:
+                names.add(node.attr)
+    return sorted(names)
 
 
 class EventReader:
@@ -124,6 +184,49 @@ def tail(path: Path, size: int = TAIL_BYTES) -> str:
         return f.read().decode("utf-8", "replace")
 
 
+def claimed_cause(event: dict, error_type: str | None) -> Reason | None:
+    """What a test's end event claims beside the error it raised, as a bounded cause: the
+    module a blocker refused (`forbidden`, with an ImportError), or the name of the package a
+    placeholder stood for (`missing`, `package.name`, with a NotImplementedError); else None."""
+    module, missing = event.get("forbidden"), event.get("missing")
+    if isinstance(module, str) and error_type in ("ImportError", "ModuleNotFoundError"):
+        return Reason(Cause.FORBIDDEN_IMPORT, module=module[:200])
+    if isinstance(missing, str) and _DOTTED_NAME.fullmatch(missing) \
+            and error_type == "NotImplementedError":
+        return Reason(Cause.MISSING_NAME, function=missing)
+    return None
+
+
+_BUILTIN_EXCEPTIONS = {n for n, v in vars(builtins).items()
+                       if isinstance(v, type) and issubclass(v, BaseException)}
+
+
+def ended(rec: TestRecord, ev: dict, redact: bool) -> None:
+    """Fill `rec` from the child's end event of its test, every field bounded and of its type;
+    for a `redact`ed child (hidden, or public on the graded inputs) nothing that would be shown:
+    no raise site, no printed output, and an exception's type only when it is a builtin."""
+    rec.status = Status.ENDED
+    seconds = ev.get("seconds")
+    if type(seconds) is float and 0.0 <= seconds < 1e6:
+        rec.seconds = seconds
+    rec.outcome = Outcome.PASSED if ev.get("outcome") == Outcome.PASSED else Outcome.FAILED
+    rec.error = str(ev["error"])[:2000] if ev.get("error") else None
+    rec.error_type = str(ev["error_type"])[:100] if ev.get("error_type") else None
+    if redact and rec.error_type not in _BUILTIN_EXCEPTIONS:
+        rec.error_type = None  # a hidden test's failure may name only a builtin exception
+    kind = ev.get("error_kind")
+    rec.error_kind = kind if isinstance(kind, str) and kind in _BUILTIN_EXCEPTIONS else None
+    rec.obs = ev.get("obs") if isinstance(ev.get("obs"), list) else []
+    rec.meta = ev.get("meta") if isinstance(ev.get("meta"), dict) else None
+    rec.where = None if redact else claimed_where(ev.get("where"))
+    rec.returned = claimed_returns(ev.get("returned"))
+    printed = ev.get("output")
+    rec.output = printed[-TAIL_CHARS:] if isinstance(printed, str) and printed \
+        and not redact else None
+    rec.inputs = ev.get("inputs")
+    rec.cause = claimed_cause(ev, rec.error_type)
+
+
 def claimed_where(data: object) -> dict | None:
     """The child's claim of where a test raised, as plain bounded fields (or None)."""
     if not isinstance(data, dict) or not isinstance(data.get("file"), str) \
@@ -133,6 +236,23 @@ def claimed_where(data: object) -> dict | None:
     return {"function": function[:200] if isinstance(function, str) else None,
             "file": data["file"][:200], "line": data["line"],
             "student": data.get("student") is True}
+
+
+def claimed_returns(data: object) -> dict[str, list[dict]] | None:
+    """The child's record of the types the contract's functions returned in a test
+    (harness/returned.py), as bounded plain fields: {function: [{"classes": [str], "dtype":
+    str | None}]}; None when there is none or it is not that."""
+    if not isinstance(data, dict):
+        return None
+    kept: dict[str, list[dict]] = {}
+    for name, types in list(data.items())[:64]:
+        if not isinstance(name, str) or not isinstance(types, list):
+            continue
+        kept[name[:200]] = [
+            {"classes": [c[:200] for c in t["classes"][:12] if isinstance(c, str)],
+             "dtype": t["dtype"][:100] if isinstance(t.get("dtype"), str) else None}
+            for t in types[:4] if isinstance(t, dict) and isinstance(t.get("classes"), list)]
+    return kept or None
 
 
 _DUMPED_FRAME = re.compile(r'File "[^"]*/impl/([^"]+)", line (\d+) in (\S+)')
@@ -147,3 +267,39 @@ def hang_site(stderr_tail: str) -> dict | None:
     if match is None:
         return None
     return {"file": match.group(1), "line": int(match.group(2)), "function": match.group(3)}
+
+
+def file_size(path: Path) -> int:
+    """The size of a file the child wrote; 0 if absent."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def collect_cause(ev: dict, file: str) -> Reason:
+    """A collection error event as a cause: the package's import that a blocker refused or
+    that failed (the child's `import` site), else the test file's own error (pytest's text,
+    and the exception's line as `last`: the same error in another file is the same cause)."""
+    site, module = ev.get("import"), ev.get("forbidden")
+    if isinstance(site, dict) and type(site.get("line")) is int:
+        at = {"file": str(site.get("file"))[-1500:], "line": site["line"]}
+        if isinstance(module, str):
+            return Reason(Cause.FORBIDDEN_IMPORT, module=module[:200], **at)
+        return Reason(Cause.PACKAGE_IMPORT, detail=str(site.get("error"))[-1500:],
+                   source=str(site.get("source") or "")[-1500:] or None, **at)
+    raised = ev.get("exception")
+    return Reason(Cause.COLLECT_ERROR, file=file, detail=str(ev.get("error"))[-1500:],
+               last=raised[-300:] if isinstance(raised, str) and raised else None)
+
+
+def stop_cause(reason: Stop, limit: float, stderr_tail: str, status: int | None) -> Reason:
+    """Why the child stopped during a test: its timeout (where it hung, from the child's last
+    stack dump, which `stderr_tail` must hold whole: DUMP_WINDOW_BYTES), the run's deadline,
+    or a crash (its exit status, its last stderr line)."""
+    if reason is Stop.TIMEOUT:
+        return Reason(Cause.TEST_TIMEOUT, limit=limit, **(hang_site(stderr_tail) or {}))
+    if reason is Stop.RUN_TIMEOUT:
+        return Reason(Cause.RUN_STOPPED)
+    last = stderr_tail.strip().splitlines()[-1:] if stderr_tail.strip() else []
+    return Reason(Cause.CRASHED, last=last[0][:300] if last else None, status=status)

@@ -10,22 +10,32 @@ points.
 
 from __future__ import annotations
 
-import builtins
 import shutil
 import time
 from dataclasses import replace
 from pathlib import Path
 
-from ..assignments import VISIBILITIES
+from ..assignments import VISIBILITIES, Visibility
 from ..harness.config import ChildConfig
+from ..harness.output import KEEP_BYTES
 from ..sandbox import Capabilities, capabilities
 from . import timeouts
-from .base import BoxFactory, ChildBox, RunRequest, RunResult, TestRecord
-from .causes import Cause, Why
-from .run_folder import DUMP_WINDOW_BYTES, TAIL_BYTES, EventReader, claimed_where, hang_site, prepare_run_dir, tail
+from .base import BoxFactory, ChildBox, RunMode, RunPath, RunRequest, RunResult, Status, TestRecord
+from .causes import Cause, Reason
+from .run_folder import (
+    DUMP_WINDOW_BYTES,
+    TAIL_BYTES,
+    EventReader,
+    Stop,
+    collect_cause,
+    ended,
+    file_size,
+    package_names,
+    prepare_run_dir,
+    stop_cause,
+    tail,
+)
 
-_BUILTIN_EXCEPTIONS = {n for n, v in vars(builtins).items()
-                       if isinstance(v, type) and issubclass(v, BaseException)}
 MAX_COLLECT_ERRORS = 20  # distinct collection errors kept per run folder
 MAX_ERRORS_PER_FILE = 3  # of them, per test file
 MAX_RESTARTS = 8  # fresh children per test file after a hang or crash in it
@@ -68,7 +78,7 @@ class); never raises for anything a child does.
     # Graded replays run public and hidden tests in separate children (one more child start per
     # graded submission) so that nothing printed or raised during public tests can carry hidden
     # tests or inputs into the report (docs/SECURITY.md).
-    if request.mode == "replay" and len(visibilities) > 1:
+    if request.mode == RunMode.REPLAY and len(visibilities) > 1:
         groups = [(v,) for v in visibilities]
     else:
         groups = [visibilities]
@@ -91,8 +101,9 @@ class); never raises for anything a child does.
     return RunResult(records, [e for f in folders for e in f.collect_errors],
                      next((f.stderr_tail for f in folders if f.stderr_tail and not f.redact), ""),
                      sum(f.restarts for f in folders), time.monotonic() - started,
-                     "mixed" if len(paths) > 1 else next(iter(paths), "cold"),
-                     any(f.package_error for f in folders))
+                     RunPath.MIXED if len(paths) > 1 else next(iter(paths), RunPath.COLD),
+                     any(f.package_error for f in folders),
+                     [n for f in folders for n in f.notes()])
 
 
 class FolderRun:
@@ -109,24 +120,38 @@ class FolderRun:
         self.remaining: list[str] | None = None if plan is None else [
             i for i in plan.ids if plan.visibility_of.get(i) in visibilities]
         self.records = {i: TestRecord(i) for i in self.remaining or []}
-        self.collect_errors: list[Why] = []  # worded by grading/cause_text.py
+        self.collect_errors: list[Reason] = []  # worded by grading/cause_text.py
         self.errors_of: dict[str, int] = {}  # test file -> collection errors kept from it
         self.errors_cut, self.events_cut = 0, 0
         self.restarts, self.stderr_tail = 0, ""
+        self.printed = 0  # bytes its children printed (their events' count, or their files')
+        self.over_budget = False  # one of them printed past its budget
+        self._child_printed = 0  # the running child's own count
         self.exit_status: int | None = None  # the last child's, when it exited by itself
+        self.limit = request.test_timeout(None)  # the limit of the test in progress
+        self.cold = False  # the running child is a fresh interpreter, not a zygote's fork
         self.package_error = False  # a child said the package's own import failed
-        self.paths: list[str] = []  # how each child started (the box's `paths`; cold if none)
+        self.paths: list[RunPath] = []  # how each child started (the box's `paths`; cold if none)
         limit = request.run_limit()
         self.hard_deadline = deadline + (MAX_RUN_FACTOR - 1) * limit
         self.redact = bool(set(visibilities) & set(request.redacted))
         # how a redacted folder's tests are named in what the student sees
-        self.label = "hidden" if "hidden" in visibilities else "graded public"
+        self.label = "hidden" if Visibility.HIDDEN in visibilities else "graded public"
+
+    def notes(self) -> list[Reason]:
+        """What to tell beside the tests: that its children printed past their budget
+        (harness/output.py), with how much only where the child's output may be shown (a
+        redacted child chose how much it printed: the count would be a channel)."""
+        if not self.over_budget:
+            return []
+        return [Reason(Cause.PRINTED, count=None if self.redact else self.printed,
+                    limit=KEEP_BYTES, label=self.label if self.redact else None)]
 
     def refuse(self, reason: str) -> FolderRun:
         """Run nothing: every test of this folder is recorded as refused for `reason`."""
-        why = Why(Cause.REFUSED, detail=reason)
+        why = Reason(Cause.REFUSED, detail=reason)
         for rec in self.records.values():
-            rec.status, rec.cause = "refused", why
+            rec.status, rec.cause = Status.REFUSED, why
         self.collect_errors.append(why)
         return self
 
@@ -135,13 +160,13 @@ class FolderRun:
             return self
         req = self.request
         run = prepare_run_dir(req.assignment, req.impl_root, self.visibilities, req.inputs_base,
-                              req.graded_public)
+                              req.mode == RunMode.GEN)
         box = None
         try:
             box = self.make_box(run, req, self.caps)
             self._run_groups(box, run)
             self._note_cuts()
-            self.paths = list(getattr(box, "paths", ["cold"]))
+            self.paths = list(getattr(box, "paths", [RunPath.COLD]))
         finally:
             if box is not None:
                 box.close()
@@ -165,25 +190,27 @@ class FolderRun:
             in_progress, finished, reason = self._child(box, run, attempt, ids, None)
             window = "" if self.redact else tail(run / f"stderr-{attempt}", DUMP_WINDOW_BYTES)
             self.stderr_tail = window[-TAIL_BYTES:]
+            printed = max(self._child_printed, *(file_size(run / f"{name}-{attempt}")
+                                                 for name in ("stdout", "stderr")))
+            self.printed += printed
+            self.over_budget |= printed > KEEP_BYTES
             if not req.keep:  # what a child wrote is read; free the disk at once
                 for name in (f"stdout-{attempt}", f"stderr-{attempt}", f"events-{attempt}.jsonl"):
                     (run / name).unlink(missing_ok=True)
             attempt += 1
             if in_progress is not None:
                 rec = self.records.setdefault(in_progress, TestRecord(in_progress))
-                rec.status = "timeout" if reason == "timeout" else "crashed"
-                rec.cause = _stop_cause(reason, req.test_timeout(in_progress), window,
-                                        self.exit_status)
-                if reason == "timeout":
-                    self.deadline = min(self.deadline + req.test_timeout(in_progress),
-                                        self.hard_deadline)
+                rec.status = Status.TIMEOUT if reason is Stop.TIMEOUT else Status.CRASHED
+                rec.cause = stop_cause(reason, self.limit, window, self.exit_status)
+                if reason is Stop.TIMEOUT:
+                    self.deadline = min(self.deadline + self.limit, self.hard_deadline)
             if ids is None:  # gen mode: one child runs everything; no restarts
                 self._note_stop(finished, reason, ids)
                 return
-            ids = [i for i in ids if self.records[i].status == "not_run"]
-            if finished or in_progress is None or not ids or reason == "run_timeout":
+            ids = [i for i in ids if self.records[i].status == Status.NOT_RUN]
+            if finished or in_progress is None or not ids or reason is Stop.RUN_TIMEOUT:
                 self._note_stop(finished, reason, ids)
-                if reason == "run_timeout":
+                if reason is Stop.RUN_TIMEOUT:
                     self._not_run_for_deadline(ids)
                 return
             self.restarts += 1
@@ -191,7 +218,7 @@ class FolderRun:
             restarts_of[file] = restarts_of.get(file, 0) + 1
             dropped = [i for i in ids if self._file_of(i) == file]
             if restarts_of[file] > MAX_RESTARTS and dropped:
-                self.collect_errors.append(Why(Cause.RESTARTS_EXCEEDED, file=file,
+                self.collect_errors.append(Reason(Cause.RESTARTS_EXCEEDED, file=file,
                                                limit=MAX_RESTARTS, count=len(dropped)))
                 ids = [i for i in ids if self._file_of(i) != file]
                 if not ids:
@@ -201,12 +228,12 @@ class FolderRun:
         """One line for what the caps cut. A hidden child chose how much it wrote: the count
         would be a channel, so its line gives none."""
         if self.redact and (self.errors_cut or self.events_cut):
-            self.collect_errors.append(Why(Cause.OUTPUT_CUT, label=self.label))
+            self.collect_errors.append(Reason(Cause.OUTPUT_CUT, label=self.label))
             return
         if self.errors_cut:
-            self.collect_errors.append(Why(Cause.ERRORS_CUT, count=self.errors_cut))
+            self.collect_errors.append(Reason(Cause.ERRORS_CUT, count=self.errors_cut))
         if self.events_cut:
-            self.collect_errors.append(Why(Cause.EVENTS_CUT, count=self.events_cut))
+            self.collect_errors.append(Reason(Cause.EVENTS_CUT, count=self.events_cut))
 
     def _file_of(self, test_id: str) -> str:
         plan = self.request.plan
@@ -214,18 +241,18 @@ class FolderRun:
 
     def _not_run_for_deadline(self, ids: list[str]) -> None:
         if ids and not self._ran_out():
-            self._note_stop(False, "run_timeout", ids)
+            self._note_stop(False, Stop.RUN_TIMEOUT, ids)
 
     def _ran_out(self) -> bool:
         return any(e.cause is Cause.RUN_TIMEOUT for e in self.collect_errors)
 
-    def _note_stop(self, finished: bool, reason: str, remaining: list[str] | None) -> None:
-        if not finished and remaining and reason != "run_timeout":
-            self.collect_errors.append(Why(Cause.EXITED_EARLY,
+    def _note_stop(self, finished: bool, reason: Stop, remaining: list[str] | None) -> None:
+        if not finished and remaining and reason is not Stop.RUN_TIMEOUT:
+            self.collect_errors.append(Reason(Cause.EXITED_EARLY,
                                            label=self.label if self.redact else None,
                                            last=self.stderr_tail[-800:] or None))
-        if reason == "run_timeout" and not self._ran_out():
-            self.collect_errors.append(Why(Cause.RUN_TIMEOUT, limit=self.request.run_limit()))
+        if reason is Stop.RUN_TIMEOUT and not self._ran_out():
+            self.collect_errors.append(Reason(Cause.RUN_TIMEOUT, limit=self.request.run_limit()))
 
     def _config(self, run: Path, events: Path, ids: list[str] | None,
                 file: str | None) -> ChildConfig:
@@ -239,8 +266,10 @@ class FolderRun:
                         for f in req.assignment.test_files(v)
                         if file is None or f.name == file],
             plan=ids, forbidden=list(req.assignment.forbidden),
-            timeouts={i: req.test_timeout(i) for i in ids or []} if req.mode == "replay" else {},
-            reverse=req.reverse, seed_salt=req.seed_salt,
+            timeouts={i: req.test_timeout(i) for i in ids or []} if req.mode == RunMode.REPLAY else {},
+            reverse=req.reverse, seed_salt=req.seed_salt, package=req.assignment.package,
+            package_names=package_names(req.assignment, self.visibilities),
+            returns=dict(req.assignment.returns),
         )
 
     def _child(self, box: ChildBox, run: Path, attempt: int, ids: list[str] | None,
@@ -258,10 +287,14 @@ class FolderRun:
                              [events_path], list(req.assignment.forbidden),
                              run / f"stdout-{attempt}", run / f"stderr-{attempt}")
         except Exception as e:  # noqa: BLE001 - any start failure: this child never ran
-            self.collect_errors.append(Why(Cause.START_FAILED, detail=str(e)))
-            return None, False, "exit"
+            self.collect_errors.append(Reason(Cause.START_FAILED, detail=str(e)))
+            return None, False, Stop.EXIT
         reader = EventReader(events_path)
-        current, finished, complete, reason = None, False, False, "exit"
+        self._child_printed = 0  # the child's running count of what it printed
+        # a fresh interpreter's tests pay the imports a zygote made once, each where it first
+        # needs a module (base.RunRequest.test_timeout)
+        self.cold = (getattr(box, "paths", None) or [RunPath.COLD])[-1] == RunPath.COLD
+        current, finished, complete, reason = None, False, False, Stop.EXIT
         idle = req.test_timeout(None) + IDLE_S
         idle_deadline = time.monotonic() + req.test_timeout(None) + STARTUP_S
         test_deadline = None
@@ -275,12 +308,16 @@ class FolderRun:
                 for ev in reader.read():
                     last_event = time.monotonic()
                     kind = ev["ev"]
+                    total = ev.get("printed_total")
+                    if type(total) is int and 0 <= total < 2**62:
+                        self._child_printed = max(self._child_printed, total)
                     if kind in ("start", "end") and accept is not None \
                             and ev.get("id") not in accept:
                         continue
                     if kind == "start" and isinstance(ev.get("id"), str):
                         current = ev["id"]
-                        test_deadline = time.monotonic() + req.test_timeout(current)
+                        self.limit = req.test_timeout(current, self.cold)
+                        test_deadline = time.monotonic() + self.limit
                     elif kind == "end" and isinstance(ev.get("id"), str):
                         self._record_end(ev)
                         current, test_deadline = None, None
@@ -294,11 +331,11 @@ class FolderRun:
                     break  # so pytest's summary and the exit are not waited for (killed below)
                 now = time.monotonic()
                 if now > self.deadline:
-                    reason = "run_timeout"
+                    reason = Stop.RUN_TIMEOUT
                 elif test_deadline is not None and now > test_deadline:
-                    reason = "timeout"
+                    reason = Stop.TIMEOUT
                 elif current is None and now > idle_deadline:
-                    reason = "idle"
+                    reason = Stop.IDLE
                 else:
                     time.sleep(POLL_S if now - last_event < QUIET_AFTER_S else QUIET_POLL_S)
                     continue
@@ -307,25 +344,25 @@ class FolderRun:
             proc.kill()
             box.after_child()
             self.events_cut += reader.cut
-        if finished and reason == "exit":
+        if finished and reason is Stop.EXIT:
             current = None
         return current, finished, reason
 
     def _collect_error(self, ev: dict) -> None:
         """Keep a collection error once (a file collected again in a new child repeats it), at
         most MAX_ERRORS_PER_FILE per test file and MAX_COLLECT_ERRORS in all; count the rest."""
-        if self.redact and "hidden" not in self.visibilities:
+        if self.redact and Visibility.HIDDEN not in self.visibilities:
             # the graded public tests: the same files on the published inputs say what failed
             if ev.get("package") is True:
                 self.package_error = True
             return
         if self.redact:
-            why = Why(Cause.HIDDEN_COLLECT)
+            why = Reason(Cause.HIDDEN_COLLECT)
             if why not in self.collect_errors:
                 self.collect_errors.append(why)
             return
         file = str(ev.get("file"))[:100]
-        message = _collect_cause(ev, file)
+        message = collect_cause(ev, file)
         if message.cause is not Cause.COLLECT_ERROR:  # the package's own import
             self.package_error = True
         if message in self.collect_errors:
@@ -342,48 +379,6 @@ class FolderRun:
         if self.redact and test_id not in self.records:
             return  # a hidden run reports only the tests it was asked for
         rec = self.records.setdefault(test_id, TestRecord(test_id))
-        if rec.status != "not_run":
+        if rec.status != Status.NOT_RUN:
             return  # first report wins
-        rec.status = "ended"
-        seconds = ev.get("seconds")
-        if type(seconds) is float and 0.0 <= seconds < 1e6:
-            rec.seconds = seconds
-        rec.outcome = "passed" if ev.get("outcome") == "passed" else "failed"
-        rec.error = str(ev["error"])[:2000] if ev.get("error") else None
-        rec.error_type = str(ev["error_type"])[:100] if ev.get("error_type") else None
-        if self.redact and rec.error_type not in _BUILTIN_EXCEPTIONS:
-            rec.error_type = None  # a hidden test's failure may name only a builtin exception
-        kind = ev.get("error_kind")
-        rec.error_kind = kind if isinstance(kind, str) and kind in _BUILTIN_EXCEPTIONS else None
-        rec.obs = ev.get("obs") if isinstance(ev.get("obs"), list) else []
-        rec.meta = ev.get("meta") if isinstance(ev.get("meta"), dict) else None
-        rec.where = None if self.redact else claimed_where(ev.get("where"))
-        rec.inputs = ev.get("inputs")
-        module = ev.get("forbidden")
-        if isinstance(module, str) and rec.error_type in ("ImportError", "ModuleNotFoundError"):
-            rec.cause = Why(Cause.FORBIDDEN_IMPORT, module=module[:200])
-
-
-def _collect_cause(ev: dict, file: str) -> Why:
-    """A collection error event as a cause: the package's import that a blocker refused or
-    that failed (the child's `import` site), else the test file's own error."""
-    site, module = ev.get("import"), ev.get("forbidden")
-    if isinstance(site, dict) and type(site.get("line")) is int:
-        at = {"file": str(site.get("file"))[-1500:], "line": site["line"]}
-        if isinstance(module, str):
-            return Why(Cause.FORBIDDEN_IMPORT, module=module[:200], **at)
-        return Why(Cause.PACKAGE_IMPORT, detail=str(site.get("error"))[-1500:],
-                   source=str(site.get("source") or "")[-1500:] or None, **at)
-    return Why(Cause.COLLECT_ERROR, file=file, detail=str(ev.get("error"))[-1500:])
-
-
-def _stop_cause(reason: str, limit: float, stderr_tail: str, status: int | None) -> Why:
-    """Why the child stopped during a test: its timeout (where it hung, from the child's last
-    stack dump, which `stderr_tail` must hold whole: DUMP_WINDOW_BYTES), the run's deadline,
-    or a crash (its exit status, its last stderr line)."""
-    if reason == "timeout":
-        return Why(Cause.TEST_TIMEOUT, limit=limit, **(hang_site(stderr_tail) or {}))
-    if reason == "run_timeout":
-        return Why(Cause.RUN_STOPPED)
-    last = stderr_tail.strip().splitlines()[-1:] if stderr_tail.strip() else []
-    return Why(Cause.CRASHED, last=last[0][:300] if last else None, status=status)
+        ended(rec, ev, self.redact)

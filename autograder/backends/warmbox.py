@@ -8,12 +8,14 @@ rlimits, bwrap with the same mounts, masks and namespaces, the slot uid) around 
 hands them with the child's stdout and stderr to the zygote, whose fork enters the sandbox
 (zygote.py). Killing the holder tears its namespaces down; `after_child` kills the cgroup and
 the uid as the cold path does. A zygote is what it imports (what `preload.preload_list` names)
-through the children's view of the assignment's forbidden rules (sandbox/view.py): one per
-distinct pair of those in a grader process (assignments of any course that share both share
-it: it holds nothing of theirs), started on first use, recycled after MAX_FORKS forks.
+through the children's view of the assignment's forbidden rules (sandbox/view.py), with its
+children's numeric kernels (the policy's `Kernels`: torch and OpenBLAS read some of their
+variables when they load, so the zygote starts with the environment its children get): one per
+distinct triple of those in a grader process (assignments of any course that share all three
+share it: it holds nothing of theirs), started on first use, recycled after MAX_FORKS forks.
 
 `WarmZygotes.factory` answers the box class to use for a request: `WarmBox`, or None (the cold
-chain: `HostBox`) where the switch (`TRAINING_SYSTEMS_WARM=0`) forces cold, isolation is off,
+chain: `HostBox`) where the deployment switch (`TRAINING_SYSTEMS_WARM=0`, settings.py) forces cold, isolation is off,
 there is no namespaces layer, the one-time probe (a child that enters a holder's sandbox)
 fails here, or it is the process's first request for the assignment and has a lone child (a
 check's public tests, golden generation; a graded run's public child has its hidden one): a
@@ -39,39 +41,49 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..assignments import Assignment
-from ..sandbox import Capabilities, RunSandbox, SandboxPolicy, capabilities, scrubbed_env
+from ..sandbox import (
+    DEFAULT_KERNELS,
+    Capabilities,
+    IsolationMode,
+    Kernels,
+    RunSandbox,
+    SandboxPolicy,
+    capabilities,
+    scrubbed_env,
+    seccomp,
+)
 from ..sandbox.view import child_view
-from .base import Child, RunRequest
+from ..settings import WARM
+from .base import Child, RunMode, RunPath, RunRequest
 from .holder import HOLDER_S, holder_fds, start_holder
 from .hostbox import HostBox, kill_group
 from .preload import preload_list
 
 ZYGOTE = Path(__file__).with_name("zygote.py")
-ENV_SWITCH = "TRAINING_SYSTEMS_WARM"  # "0": every child takes the cold chain
 READY_S = 300.0  # a zygote's imports on a loaded machine
 MAX_FORKS = 256  # then the zygote is replaced (bounded drift of its state)
 MAX_ZYGOTES = 8  # per grader process: about one per assignment of the course (0.1-0.5 GB each)
 ANSWER_S = 20.0  # a zygote's fork answer; past it the zygote is stopped and replaced
-ZYGOTE_ENV = {"TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
+ZYGOTE_ENV = {"TOKENIZERS_PARALLELISM": "false"}
 
 
-def enabled() -> bool:
-    """Whether the warm path may run (the default; TRAINING_SYSTEMS_WARM=0 forces the cold
-    chain for every child)."""
-    return os.environ.get(ENV_SWITCH, "1").strip().lower() not in ("0", "off", "false", "no")
+def warm_path_allowed() -> bool:
+    """Whether the deployment lets graded children be zygote forks (settings.WARM: 0, off,
+    false or no turn the warm path off)."""
+    return WARM.value().lower() not in ("0", "off", "false", "no")
 
 
 class Zygote:
     """One running zygote.py with an assignment's third-party modules loaded."""
 
     def __init__(self, preloads: list[str], forbidden: tuple[str, ...] = (),
-                 mounts: tuple[tuple[str, str], ...] = ()):
+                 mounts: tuple[tuple[str, str], ...] = (), kernels: Kernels = DEFAULT_KERNELS):
         self.lock = threading.Lock()
         self.forks = 0
         self.mounts = mounts  # the view it imported through: its children's
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock = ours
-        env = {**scrubbed_env(Path("/nonexistent")), **ZYGOTE_ENV}
+        env = {**scrubbed_env(Path("/nonexistent"), kernels), **ZYGOTE_ENV}
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-B", str(ZYGOTE), str(theirs.fileno()), json.dumps(preloads),
              json.dumps(mounts)],
@@ -148,16 +160,14 @@ class WarmChild:
 
 class WarmBox(HostBox):
     """A ChildBox whose children are zygote forks entering a holder's sandbox (HostBox's
-    RunSandbox: same slot, cgroup and bwrap arguments). `skip`: steps of the entering sequence
-    left out, for the tests' broken sequences only. `paths` records which path each child took
-    ("cold" where the zygote refused one: that child ran the cold chain)."""
-
-    skip: tuple[str, ...] = ()
+    RunSandbox: same slot, cgroup and bwrap arguments). `paths` records which path each child
+    took ("cold" where the zygote refused one: that child ran the cold chain)."""
 
     def __init__(self, run: Path, request: RunRequest, caps: Capabilities, zygote: Zygote):
         super().__init__(run, request, caps)
         self.zygote = zygote
-        self.paths: list[str] = []
+        self.kernels = request.policy.kernels  # the zygote's: its children's environment
+        self.paths: list[RunPath] = []
         limits, sandbox = request.policy.limits, self.sandbox
         self.rlimits = [(which, value) for _, which, value
                         in limits.rlimits(full=caps.rlimits, nproc=sandbox.slot is not None)]
@@ -168,9 +178,9 @@ class WarmBox(HostBox):
             child = self._start_warm(boot, config, writable, forbidden, stdout, stderr)
         except OSError:
             self.sandbox.after_child()
-            self.paths.append("cold")
+            self.paths.append(RunPath.COLD)
             return super().start(boot, config, writable, forbidden, stdout, stderr)
-        self.paths.append("warm")
+        self.paths.append(RunPath.WARM)
         return child
 
     def _start_warm(self, boot: Path, config: Path, writable: list[Path], forbidden: list[str],
@@ -184,11 +194,12 @@ class WarmBox(HostBox):
                    for p in (stdout, stderr)] + ns
             slot = sandbox.slot
             request = {"boot": str(boot), "config": str(config), "workdir": str(self.run / "work"),
-                       "env": scrubbed_env(self.run), "rlimits": self.rlimits,
+                       "env": scrubbed_env(self.run, self.kernels),
+                       "rlimits": self.rlimits,
                        "cgroup": [str(d / "cgroup.procs") for d in
                                   (sandbox.cgroup.dirs if sandbox.cgroup else [])],
                        "uid": slot.uid if slot else None, "gid": slot.gid if slot else None,
-                       "ns": names, "skip": list(self.skip)}
+                       "ns": names, "seccomp": seccomp.program().hex()}
             child = self.zygote.spawn(request, fds)
         except BaseException:
             kill_group(holder)
@@ -200,7 +211,8 @@ class WarmBox(HostBox):
         return child
 
 
-ZygoteKey = tuple[tuple[str, ...], tuple[str, ...]]  # (what it imports, the forbidden rules)
+# (what it imports, the forbidden rules, its children's kernels)
+ZygoteKey = tuple[tuple[str, ...], tuple[str, ...], Kernels]
 
 
 class WarmZygotes:
@@ -216,12 +228,13 @@ class WarmZygotes:
         self.keys: dict[tuple, ZygoteKey] = {}  # (course root, assignment, rules): its key
         atexit.register(self.close)
 
-    def key(self, assignment: Assignment) -> ZygoteKey:
-        """What `assignment`'s zygote is made of: the modules it imports and the forbidden
-        rules its view enforces. The rules are read every time (changed rules: another
-        zygote, so nothing newly forbidden stays in memory); the imports once per course
-        folder, assignment and rules in this process (an import added to a course's tests
-        meanwhile is not preloaded: its children import it themselves)."""
+    def key(self, assignment: Assignment, kernels: Kernels = DEFAULT_KERNELS) -> ZygoteKey:
+        """What `assignment`'s zygote for children with `kernels` is made of: the modules it
+        imports, the forbidden rules its view enforces and the kernels. The rules are read
+        every time (changed rules: another zygote, so nothing newly forbidden stays in
+        memory); the imports once per course folder, assignment and rules in this process (an
+        import added to a course's tests meanwhile is not preloaded: its children import it
+        themselves)."""
         rules = tuple(sorted(set(assignment.forbidden)))
         where = (assignment.root, assignment.name, rules)
         with self.lock:
@@ -230,12 +243,13 @@ class WarmZygotes:
             known = (tuple(preload_list(assignment)), rules)
             with self.lock:
                 self.keys[where] = known
-        return known
+        return (*known, kernels)
 
-    def get(self, assignment: Assignment, start: bool = True) -> Zygote | None:
-        """The assignment's zygote; with `start` False, only one already running. Different
-        zygotes start at the same time; each, once."""
-        key = self.key(assignment)
+    def get(self, assignment: Assignment, start: bool = True,
+            kernels: Kernels = DEFAULT_KERNELS) -> Zygote | None:
+        """The assignment's zygote for children with `kernels`; with `start` False, only one
+        already running. Different zygotes start at the same time; each, once."""
+        key = self.key(assignment, kernels)
         with self.lock:
             starting = self.starting.setdefault(key, threading.Lock())
         with starting:
@@ -249,8 +263,9 @@ class WarmZygotes:
                 if key in self.zygotes or not start:
                     return self.zygotes.get(key)
             try:
-                preloads, forbidden = key
-                made = Zygote(list(preloads), forbidden, child_view(list(forbidden)).mounts)
+                preloads, forbidden, _ = key
+                made = Zygote(list(preloads), forbidden, child_view(list(forbidden)).mounts,
+                              kernels)
             except OSError:
                 made = None  # not here: the cold chain runs it
             with self.lock:
@@ -261,32 +276,31 @@ class WarmZygotes:
                         old.close()
                 return made
 
-    def factory(self, request: RunRequest, skip: tuple[str, ...] = ()):
+    def factory(self, request: RunRequest):
         """The box class for `request`'s children: a WarmBox factory, or None (cold)."""
         caps = capabilities(request.policy)
-        if not enabled() or request.policy.mode == "none" or not caps.namespaces:
+        if not warm_path_allowed() or request.policy.mode == IsolationMode.NONE or not caps.namespaces:
             return None
-        # a zygote pays off from its second child (a graded run's public child has its hidden
-        # one): a process's first lone child of an assignment (`check`, goldens) starts cold
-        key = self.key(request.assignment)
+        # a zygote pays off from its second child (a grading's reference run on its draw has
+        # the student's children after it; a public child, its hidden one): a process's first
+        # lone child of an assignment (`check`, goldens) starts cold
+        kernels = request.policy.kernels
+        key = self.key(request.assignment, kernels)
         with self.lock:
             again = key in self.asked
             self.asked.add(key)
-        start = again or request.graded_public or (
-            len(request.visibilities) > 1 and request.mode == "replay")
-        if not start and self.get(request.assignment, start=False) is None:
+        start = again or request.graded_public or bool(request.seed_salt) or (
+            len(request.visibilities) > 1 and request.mode == RunMode.REPLAY)
+        if not start and self.get(request.assignment, False, kernels) is None:
             return None
         if probe(request.policy) is not None:
             return None
-        zygote = self.get(request.assignment, start=start)
+        zygote = self.get(request.assignment, start, kernels)
         if zygote is None:
             return None
 
         def box(run: Path, req: RunRequest, caps: Capabilities) -> WarmBox:
-            made = WarmBox(run, req, caps, zygote)
-            if skip:
-                made.skip = skip
-            return made
+            return WarmBox(run, req, caps, zygote)
 
         box.hidden_refusal = HostBox.hidden_refusal
         return box
@@ -295,9 +309,9 @@ class WarmZygotes:
         """Kill the zygotes: all (at exit), or all but those serving the assignments in `keep`
         (the self-test ends the zygote a temporary course alone used with the test that made
         the course)."""
-        kept = {self.key(a) for a in keep}
+        kept = {self.key(a)[:2] for a in keep}  # whatever their kernels
         with self.lock:
-            for key in [k for k in self.zygotes if k not in kept]:
+            for key in [k for k in self.zygotes if k[:2] not in kept]:
                 zygote = self.zygotes.pop(key)
                 if zygote is not None:
                     zygote.close(kill=True)
@@ -307,7 +321,7 @@ class WarmZygotes:
 def probe(policy: SandboxPolicy) -> str | None:
     """None when a zygote's fork can enter a holder's sandbox here (once per process and
     policy); otherwise why not."""
-    if not hasattr(os, "pidfd_open") or os.uname().machine not in ("x86_64", "aarch64"):
+    if not hasattr(os, "pidfd_open") or not seccomp.supported():
         return "needs Linux >= 5.3 (pidfd) on x86_64 or aarch64"
     run = Path(tempfile.mkdtemp(prefix="grade-warm-probe-"))
     zygote = sandbox = None
@@ -331,7 +345,7 @@ def probe(policy: SandboxPolicy) -> str | None:
                     "boot": str(run / "lib" / "probe.py"), "config": "", "workdir":
                     str(run / "work"), "env": scrubbed_env(run), "rlimits": [], "cgroup": [],
                     "uid": slot.uid if slot else None, "gid": slot.gid if slot else None,
-                    "ns": names, "skip": []}, fds)
+                    "ns": names, "seccomp": seccomp.program().hex()}, fds)
             finally:
                 for fd in fds:
                     os.close(fd)

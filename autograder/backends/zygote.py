@@ -1,6 +1,6 @@
 """The sandboxed zygote: a warm interpreter whose forks enter a sandbox bubblewrap built
 (SPEC §3, "Warm children enter a sandbox; they never build one"). Run by backends/warmbox.py
-as `python -I -B zygote.py FD PRELOAD_JSON VIEW_JSON`; never imported.
+as `python -I -B zygote.py FD PRELOAD_JSON VIEW_JSON`; the engine never imports it.
 
 It makes itself non-dumpable, imports the third-party modules of PRELOAD_JSON (never the
 assignment's package, tests or a submission) through the children's view of the packages
@@ -9,29 +9,18 @@ its memory), freezes what they made (gc.freeze: a child's collector never walks,
 copies, those objects), closes every fd but its SOCK_SEQPACKET socket FD and says
 `{"ready": [modules], "fds": [...], "threads": n}`. Then it serves one request per message:
 a JSON object `{"boot", "config", "workdir", "env", "rlimits", "cgroup", "uid", "gid", "ns",
-"skip"}` with fds attached: stdout, stderr, one fd per namespace named in "ns"
+"seccomp"}` with fds attached: stdout, stderr, one fd per namespace named in "ns"
 (/proc/<holder>/ns/<name>, opened by the grader) and the holder's root (an O_PATH fd of
 /proc/<holder>/root). Before each fork it asserts that it runs one thread.
 
-The fork enters the sandbox, in this order, before it reads a byte of the run folder (`enter`):
-non-dumpable; stdio from the fds; every other fd closed but the namespace fds; joins the
-run's cgroup; applies the rlimits; setns into each namespace (user first where the holder has
-its own); fchdir to the holder's root, chroot("."), chdir to `workdir`, verifies getcwd;
-drops the capability bounding set, sets groups, gid, uid; PR_SET_NO_NEW_PRIVS; a seccomp
-filter that refuses a new user namespace (clone/unshare with CLONE_NEWUSER: EPERM; clone3:
-ENOSYS, so glibc falls back to clone); clears every capability; forks once more (the PID
-namespace applies to children only) and waits for that child, exiting with its status; that
-child, in the namespace, forks the test process and waits for it likewise (the test process's
-parent is then visible to it, as bwrap's init is to a cold child), which leads a session of
-its own. The test process verifies what it is (/proc/self/status: no capability,
-no_new_privs, seccomp, one thread), reseeds the RNGs and runs boot as `python boot config`
-would. A step that fails exits 71 with one line on stderr: never a partly sandboxed run.
+The fork enters the sandbox before it reads a byte of the run folder: `enter` is the sequence,
+in SPEC §3's order (runc's nsenter is the model), each step commented where it is called;
+`child` then forks into the PID namespace, checks what the test process is (`verify`),
+reseeds the RNGs and runs boot as `python boot config` would. A step that fails exits 71
+with one line on stderr: never a partly sandboxed run; no request can leave a step out.
 The server answers `{"pid": PID}` with a pidfd of the fork attached, reaps its children and
 exits when the socket closes and the children it forked have ended. It is a child subreaper:
-a killed fork's own child comes back to it to be reaped.
-
-`skip` names steps to leave out: only the tests' broken entering sequences use it
-(tests/selftest/test_warm.py)."""
+a killed fork's own child comes back to it to be reaped."""
 
 from __future__ import annotations
 
@@ -55,11 +44,6 @@ SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
 CAP_V3 = 0x20080522
 NS_FLAGS = {"user": 0x10000000, "cgroup": 0x02000000, "mnt": 0x00020000,
             "ipc": 0x08000000, "uts": 0x04000000, "net": 0x40000000, "pid": 0x20000000}
-CLONE_NEWUSER = NS_FLAGS["user"]
-# (audit arch, clone, unshare, clone3) per machine
-SECCOMP_ARCH = {"x86_64": (0xC000003E, 56, 272, 435), "aarch64": (0xC00000B7, 220, 97, 435)}
-RET_ALLOW, RET_ERRNO, RET_KILL = 0x7FFF0000, 0x00050000, 0x80000000
-EPERM, ENOSYS = 1, 38
 FAILED = 71  # a step of the entering sequence failed
 
 
@@ -91,29 +75,11 @@ def close_fds_except(lib, keep: list[int]) -> None:
         low = fd + 1
 
 
-def seccomp_filter(lib) -> None:
-    """Refuse a new user namespace: clone/unshare with CLONE_NEWUSER -> EPERM, clone3 ->
-    ENOSYS (its flags are behind a pointer), x32 calls and another architecture -> killed."""
-    arch, clone, unshare, clone3 = SECCOMP_ARCH[os.uname().machine]
-    prog = [  # (code, jt, jf, k): jumps are relative to the next instruction
-        (0x20, 0, 0, 4),  # 0: load arch
-        (0x15, 0, 11, arch),  # 1: another arch -> 13 kill
-        (0x20, 0, 0, 0),  # 2: load nr
-        (0x35, 9, 0, 0x40000000),  # 3: x32 -> 13 kill
-        (0x15, 7, 0, clone3),  # 4: -> 12 ENOSYS
-        (0x15, 2, 0, clone),  # 5: -> 8 flags
-        (0x15, 1, 0, unshare),  # 6: -> 8 flags
-        (0x06, 0, 0, RET_ALLOW),  # 7
-        (0x20, 0, 0, 16),  # 8: load args[0] (low 32 bits, little-endian)
-        (0x45, 1, 0, CLONE_NEWUSER),  # 9: -> 11 EPERM
-        (0x06, 0, 0, RET_ALLOW),  # 10
-        (0x06, 0, 0, RET_ERRNO | EPERM),  # 11
-        (0x06, 0, 0, RET_ERRNO | ENOSYS),  # 12
-        (0x06, 0, 0, RET_KILL),  # 13
-    ]
-    raw = b"".join(struct.pack("=HBBI", *ins) for ins in prog)
-    buf = ctypes.create_string_buffer(raw, len(raw))
-    fprog = struct.pack("=HxxxxxxQ", len(prog), ctypes.addressof(buf))
+def seccomp_filter(lib, program: bytes) -> None:
+    """Install `program` (struct sock_filter[]; no_new_privs is already set)."""
+    check(len(program) >= 8 and len(program) % 8 == 0, "seccomp program")
+    buf = ctypes.create_string_buffer(program, len(program))
+    fprog = struct.pack("=HxxxxxxQ", len(program) // 8, ctypes.addressof(buf))
     fbuf = ctypes.create_string_buffer(fprog, len(fprog))
     r = lib.prctl(ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(2),
                   ctypes.c_void_p(ctypes.addressof(fbuf)), ctypes.c_ulong(0), ctypes.c_ulong(0))
@@ -129,70 +95,113 @@ def drop_capabilities(lib) -> None:
     check(r == 0, "capset")
 
 
-def enter(lib, req: dict, fds: list[int], skip: set[str]) -> None:
-    """The entering sequence (module docstring), in the fork; raises StepFailed."""
-    if "dumpable" not in skip:
-        check(prctl(lib, PR_SET_DUMPABLE, 0) == 0, "PR_SET_DUMPABLE")
-    os.setsid()
-    check(prctl(lib, PR_SET_PDEATHSIG, signal.SIGKILL) == 0, "PR_SET_PDEATHSIG")
+def take_stdio(fds: list[int]) -> None:
+    """stdin from /dev/null; stdout and stderr from the grader's two files."""
     null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
+    os.dup2(null, 0)  # (null itself goes with the fds closed next)
     os.dup2(fds[0], 1)
     os.dup2(fds[1], 2)
+
+
+def join_cgroup(procs_files: list[str]) -> None:
+    """Move this process into the run's cgroup (each hierarchy's cgroup.procs)."""
+    for procs in procs_files:
+        with open(procs, "w") as f:
+            f.write("0")
+
+
+def apply_rlimits(rlimits: list[list[int]]) -> None:
+    """Set each (resource, value) as both soft and hard limit."""
+    for which, value in rlimits:
+        resource.setrlimit(which, (value, value))
+
+
+def join_namespaces(lib, ns_fds: dict[str, int]) -> None:
+    """setns into each of the holder's namespaces, user first (NS_FLAGS' order), closing each
+    fd once joined."""
+    for name, flag in NS_FLAGS.items():
+        if name in ns_fds:
+            check(lib.setns(ns_fds[name], flag) == 0, f"setns({name})")
+            os.close(ns_fds[name])
+
+
+def enter_root(root_fd: int, workdir: str) -> None:
+    """The holder's root becomes ours (fchdir, chroot(".")); then the run folder, verified."""
+    os.fchdir(root_fd)
+    os.chroot(".")
+    os.close(root_fd)
+    os.chdir(workdir)
+    check(os.getcwd() == workdir, "getcwd")
+
+
+def drop_bounding_set(lib, cap_last: int) -> None:
+    """Drop every capability from the bounding set (while CAP_SETPCAP is still held)."""
+    for cap in range(cap_last + 1):
+        check(prctl(lib, PR_CAPBSET_DROP, cap) == 0, f"PR_CAPBSET_DROP({cap})")
+
+
+def set_ids(uid: int | None, gid: int | None) -> None:
+    """No supplementary groups, then the gid, then the uid (None: the grader is not root)."""
+    if uid is None:
+        return
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    check(os.getresuid() == (uid,) * 3 and os.getresgid() == (gid,) * 3, "setuid")
+
+
+def enter(lib, req: dict, fds: list[int]) -> None:
+    """The entering sequence, in the fork, in SPEC §3's order (runc's nsenter is the model);
+    raises StepFailed (or OSError) at the first step that fails. `fds`: stdout, stderr, one fd
+    per namespace named in req["ns"], the holder's root."""
+    # nothing of this process may be read or traced by another of its uid from here on
+    check(prctl(lib, PR_SET_DUMPABLE, 0) == 0, "PR_SET_DUMPABLE")
+    # a session of its own (the grader kills it as a group), ended with the zygote
+    os.setsid()
+    check(prctl(lib, PR_SET_PDEATHSIG, signal.SIGKILL) == 0, "PR_SET_PDEATHSIG")
+    take_stdio(fds)
     ns_fds = dict(zip(req["ns"], fds[2:], strict=False))
     root_fd = fds[2 + len(req["ns"])]
-    if "close_fds" not in skip:
-        close_fds_except(lib, [*ns_fds.values(), root_fd])
-    if "cgroup" not in skip:
-        for procs in req["cgroup"]:
-            with open(procs, "w") as f:
-                f.write("0")
-    if "rlimits" not in skip:
-        for which, value in req["rlimits"]:
-            resource.setrlimit(which, (value, value))
+    # the zygote's socket and anything else it held: gone, before any step reads a byte
+    close_fds_except(lib, [*ns_fds.values(), root_fd])
+    # the run's resources: its cgroup (memory, pids) and the rlimits of the layer table
+    join_cgroup(req["cgroup"])
+    apply_rlimits(req["rlimits"])
     os.environ.clear()
     os.environ.update(req["env"])
-    for name in ("user", "cgroup", "mnt", "ipc", "uts", "net", "pid"):
-        if name in ns_fds:
-            if "setns" not in skip:
-                check(lib.setns(ns_fds[name], NS_FLAGS[name]) == 0, f"setns({name})")
-            os.close(ns_fds[name])
-    if "chroot" not in skip:
-        os.fchdir(root_fd)
-        os.chroot(".")
-    os.close(root_fd)
-    os.chdir(req["workdir"])
-    check(os.getcwd() == req["workdir"], "getcwd")
-    if "caps" not in skip:
-        last = req["cap_last"]
-        for cap in range(last + 1):
-            check(prctl(lib, PR_CAPBSET_DROP, cap) == 0, f"PR_CAPBSET_DROP({cap})")
-    if req["uid"] is not None and "uid" not in skip:
-        os.setgroups([])
-        os.setresgid(req["gid"], req["gid"], req["gid"])
-        os.setresuid(req["uid"], req["uid"], req["uid"])
-        check(os.getresuid() == (req["uid"],) * 3 and os.getresgid() == (req["gid"],) * 3,
-              "setuid")
-    if "no_new_privs" not in skip:
-        check(prctl(lib, PR_SET_NO_NEW_PRIVS, 1) == 0, "PR_SET_NO_NEW_PRIVS")
-    if "seccomp" not in skip:
-        seccomp_filter(lib)
-    if "caps" not in skip:
-        drop_capabilities(lib)
+    # the holder's namespaces: user first (where it has its own), then mount, IPC, UTS,
+    # network, PID (the PID namespace takes effect for this process's children)
+    join_namespaces(lib, ns_fds)
+    # the holder's root (bubblewrap's view), then the run folder
+    enter_root(root_fd, req["workdir"])
+    # who it is: no capability left in the bounding set, the run's groups, gid and uid, no
+    # way back up (no_new_privs), the system-call filter every path loads, no capability
+    drop_bounding_set(lib, req["cap_last"])
+    set_ids(req["uid"], req["gid"])
+    check(prctl(lib, PR_SET_NO_NEW_PRIVS, 1) == 0, "PR_SET_NO_NEW_PRIVS")
+    seccomp_filter(lib, bytes.fromhex(req["seccomp"]))
+    drop_capabilities(lib)
 
 
-def verify(skip: set[str]) -> None:
-    """In the grandchild: what /proc/self/status says matches the sequence."""
+def into_pid_namespace(lib) -> None:
+    """Fork into the PID namespace joined (a fork's children only enter it): the fork outside
+    it is the pid the grader watches and waits for it; the first inside is the test process's
+    parent, as bwrap's init is a cold child's (so getppid() is not 0 and the process group the
+    test process leads is its own). Returns in the test process, which leads a session."""
+    wait_for(os.fork())
+    check(prctl(lib, PR_SET_PDEATHSIG, signal.SIGKILL) == 0, "PR_SET_PDEATHSIG")
+    wait_for(os.fork())
+    check(prctl(lib, PR_SET_PDEATHSIG, signal.SIGKILL) == 0, "PR_SET_PDEATHSIG")
+    os.setsid()
+
+
+def verify() -> None:
+    """In the test process: /proc/self/status says what the sequence made it (one thread, no
+    capability, no_new_privs, the seccomp filter)."""
     with open("/proc/self/status") as f:
         status = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
-    want = {"Threads": "1"}
-    if "caps" not in skip:
-        want |= {k: "0000000000000000" for k in ("CapInh", "CapPrm", "CapEff", "CapBnd",
-                                                 "CapAmb")}
-    if "no_new_privs" not in skip:
-        want["NoNewPrivs"] = "1"
-    if "seccomp" not in skip:
-        want["Seccomp"] = "2"
+    caps = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
+    want = {"Threads": "1", "NoNewPrivs": "1", "Seccomp": "2", **dict.fromkeys(caps, "0" * 16)}
     for key, value in want.items():
         check(status.get(key, "").strip() == value, f"verify {key}")
 
@@ -217,24 +226,15 @@ def wait_for(pid: int) -> None:
 
 
 def child(req: dict, fds: list[int], view: ViewFinder) -> None:
-    """In the fork: enter the sandbox, fork into its PID namespace, run boot; never returns."""
-    skip = set(req.get("skip", ()))
+    """In the fork: enter the sandbox, fork into its PID namespace, verify, reseed, run boot;
+    never returns. A step that fails: one line on stderr and exit FAILED."""
     try:
         view.leave()
         lib = libc()
-        enter(lib, req, fds, skip)
-        if "pid_fork" not in skip:
-            wait_for(os.fork())  # outside the PID namespace: the pid the grader watches
-            check(prctl(lib, PR_SET_PDEATHSIG, signal.SIGKILL) == 0, "PR_SET_PDEATHSIG")
-            # inside it: the test process's parent, as bwrap's init is a cold child's (so
-            # getppid() is not 0 and the process group the test process leads is its own)
-            wait_for(os.fork())
-            check(prctl(lib, PR_SET_PDEATHSIG, signal.SIGKILL) == 0, "PR_SET_PDEATHSIG")
-            os.setsid()
-        if "pid_fork" not in skip:  # (outside the PID namespace /proc/self is not there)
-            verify(skip)
-        if "reseed" not in skip:
-            fresh_random_state()
+        enter(lib, req, fds)
+        into_pid_namespace(lib)
+        verify()  # (outside the PID namespace /proc/self is not there)
+        fresh_random_state()
     except BaseException as e:  # noqa: BLE001 - a failed step: never a partly sandboxed run
         try:
             os.write(2, f"warm sandbox: {type(e).__name__}: {e}\n".encode())

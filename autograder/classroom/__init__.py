@@ -1,4 +1,4 @@
-"""A class of submissions: `bulk` (resumable, parallel) with its jobs (`grade_job.GradeJob`,
+"""A class of submissions: `bulk` (resumable, parallel) with its jobs (`grading.job.GradeJob`,
 one per student, its key the resume key) and their executors (local child processes, a Dask
 cluster), the class folder's submissions, the regrade preview, the
 gradebook, the class report (markdown, HTML) and the similarity scan. Instructor-only.

@@ -1,7 +1,7 @@
 """Bulk grading: every submission in a folder (one folder or zip per student), in parallel,
 crash-safe and resumable by content.
 
-Each student's job is one `GradeJob` (grade_job.py), made here, before anything runs, and
+Each student's job is one `GradeJob` (grading/job.py), made here, before anything runs, and
 shipped as is to the executor. A student is skipped only when OUT/<student>/grading.json
 records the same key, `GradeJob.key()`: the hash of the submission's bytes, of the course version
 (tests, goldens, engine) and of every grading option the job carries (assignments, isolation
@@ -19,6 +19,7 @@ import fcntl
 import json
 import os
 import shutil
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -26,27 +27,29 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markdown import Markdown
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.text import Text
 
 from ..assignments import VISIBILITIES, Assignment, course_root, discover, load
 from ..atomic import write_atomic
 from ..backends import Placement
+from ..backends.causes import Cause, Reason
+from ..committed import CourseFiles, course_files
 from ..grading import pipeline
+from ..grading.job import GradeJob, JobMode
 from ..grading.judge import all_failed
 from ..grading.results import INSTRUCTOR_KEY, GradedRun, ResultsError, read_results
-from ..grading.safe_text import clean, utf8_json
+from ..grading.safe_text import clean, one_line, utf8_json
 from ..sandbox import SandboxPolicy
-from .class_report import class_report
+from .bulk_progress import ProgressLines
+from .class_report import STUDENT_PAGE, class_report
 from .executors import BulkError, Executor, course_version, job_timeout, run_job
-from .grade_job import GradeJob
 from .gradebook import write_canvas, write_gradebook
-from .html_report import write_html
+from .html_report import write_html, write_student_page
+from .interrupt import BulkInterrupted, ClassCount, Interrupted, StopSignals
 from .regrade import compare as compare_runs
-from .regrade import previous_results, terminal_table
-from .regrade import write as write_compare
+from .regrade import previous_results, terminal_table, write_comparison
 from .similarity import scan
-from .submissions import Submission, SubmissionError, list_submissions, submission_hash, visible
+from .submissions import Submission, SubmissionError, list_submissions, submission_hash
 from .workers import LocalWorkers
 
 OUT_FILES = frozenset({"grades.csv", "canvas.csv", "class_report.md", "class_report.html",
@@ -87,155 +90,236 @@ def rejected_results(problem: str, assignments: list[Assignment]) -> dict:
     """results.json of a submission that cannot be read at all: every test of every assignment
     failed, not run, for `problem` (so the student keeps a row and their max score)."""
     started = time.monotonic()
-    grades = [all_failed(a, VISIBILITIES, [problem], [], started) for a in assignments]
-    return pipeline.Results(grades, [f"submission rejected: {problem}"]).gradescope()
+    grades = [all_failed(a, VISIBILITIES, [Reason(Cause.NOT_A_SUBMISSION, detail=problem)], [],
+                         started) for a in assignments]
+    return pipeline.Results(grades, [Reason(Cause.SUBMISSION_REJECTED, detail=problem)]).gradescope()
 
 
 def run_bulk(folder: Path, assignment: list[str] | str | None, out: Path, jobs: int,
              policy: SandboxPolicy | None = None, force: bool = False,
              console: Console | None = None, dask: str | None = None,
              compare: Path | None = None,
-             placement: Placement | None = None) -> dict[str, dict]:
+             placement: Placement | None = None,
+             stop: StopSignals | None = None) -> dict[str, dict]:
     """Grade every submission of `folder` into `out`; returns results.json per student. With
     `dask` (a scheduler address) the jobs run on that Dask cluster (dask_executor.py); with
     `compare` (a previous run's OUT) the students whose grade would change are listed; each
-    job's children run on the `placement`'s backend (default: the host)."""
-    policy = policy or SandboxPolicy.create()
-    console = console or Console()
-    class_assignments(assignment)  # refuse before anything is written
-    previous = None
-    if compare is not None:
-        if not Path(compare).is_dir():
-            raise BulkError(f"--compare {visible(str(compare))}: no such folder (a previous bulk "
-                            f"run's --out)")
-        previous = previous_results(Path(compare))
-    placement = placement or Placement()
-    for line in pipeline.prepare(policy, placement):
-        console.print(Text(f"{line}", style="yellow"))
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / ".lock", "w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise BulkError(f"another bulk run is writing to {visible(str(out))}") from None
-        if dask:
-            from .dask_executor import dask_run
-
-            with dask_run(dask) as (run, slots, line):
-                console.print(line)
-                results, runs = _run_locked(folder, assignment, out, slots, policy, force,
-                                            console, run, placement)
-        else:
-            workers = LocalWorkers()  # long-lived grading processes: their zygotes stay warm
+    job's children run on the `placement`'s backend (default: the host). SIGINT or SIGTERM
+    (`stop`: the caller's handlers, else installed here) stops it (interrupt.py): queued
+    students are cancelled, running jobs killed, grades.csv and canvas.csv written for the
+    students done, and BulkInterrupted raised."""
+    if stop is None:
+        with StopSignals() as own:
+            return run_bulk(folder, assignment, out, jobs, policy, force, console, dask,
+                            compare, placement, own)
+    count = ClassCount()
+    try:
+        with stop.armed():
+            policy = policy or SandboxPolicy.create()
+            console = console or Console()
+            class_assignments(assignment)  # refuse before anything is written
+            previous = None
+            if compare is not None:
+                if not Path(compare).is_dir():
+                    raise BulkError(f"--compare {one_line(str(compare))}: no such folder (a "
+                                    f"previous bulk run's --out)")
+                previous = previous_results(Path(compare))
+            placement = placement or Placement()
+            for line in pipeline.prepare(policy, placement):
+                console.print(Text(f"{line}", style="yellow"))
+        out.mkdir(parents=True, exist_ok=True)
+        with open(out / ".lock", "w") as lock:
             try:
-                results, runs = _run_locked(folder, assignment, out, jobs, policy, force,
-                                            console, workers, placement)
-            finally:
-                workers.close()
-        if previous is not None:
-            changes = compare_runs(previous, runs)
-            write_compare(changes, Path(compare), out)
-            console.print(terminal_table(changes, Path(compare)))
-            console.print(Text(f"regrade preview: {visible(str(out / 'compare.csv'))}"))
-        return results
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise BulkError(f"another bulk run is writing to {one_line(str(out))}") from None
+            setting = ClassSetting(folder, assignment, out, policy, force, console,
+                                   placement, stop, count)
+            if dask:
+                from .dask_executor import dask_run
+
+                with stop.armed(), dask_run(dask) as (run, slots, line):
+                    console.print(line)
+                    results, runs = _run_locked(setting, slots, run)
+            else:
+                workers = LocalWorkers()  # long-lived grading processes: their zygotes stay warm
+                try:
+                    results, runs = _run_locked(setting, jobs, workers)
+                finally:
+                    workers.close()
+            if previous is not None:
+                changes = compare_runs(previous, runs)
+                write_comparison(changes, Path(compare), out)
+                console.print(terminal_table(changes, Path(compare)))
+                console.print(Text(f"regrade preview: {one_line(str(out / 'compare.csv'))}"))
+            return results
+    except Interrupted:
+        if count.total is None:
+            count.total = len(list_submissions(folder, OUT_FILES))
+        raise BulkInterrupted(count.graded, count.total) from None
+
+
+@dataclass
+class ClassSetting:
+    """What one bulk run grades, where, how, and how it reports and stops."""
+
+    folder: Path
+    assignment: list[str] | str | None
+    out: Path
+    policy: SandboxPolicy
+    force: bool
+    console: Console
+    placement: Placement
+    stop: StopSignals
+    count: ClassCount
 
 
 def make_jobs(subs: list[Submission], assignments: list[Assignment], policy: SandboxPolicy,
               placement: Placement, out: Path) -> dict[str, GradeJob]:
     """Each submission's GradeJob, made once; one that cannot be hashed gets a problem (and
     is hashed by it)."""
-    version, root = course_version(assignments), str(course_root())
-    work = str((out / ".work").resolve())
+    version, root = course_version(assignments), course_root()
+    work = (out / ".work").resolve()
     jobs = {}
     for sub in subs:
         try:
             digest = submission_hash(sub)
         except (SubmissionError, OSError, MemoryError) as e:
-            sub.problem = visible(str(e) or type(e).__name__)
+            sub.problem = one_line(str(e) or type(e).__name__)
             digest = submission_hash(sub)
-        jobs[sub.student] = GradeJob(str(sub.path.resolve()), digest,
-                                     tuple(a.name for a in assignments), policy, placement,
-                                     job_timeout(assignments), root, version, work)
+        jobs[sub.student] = GradeJob(sub.path.resolve(), root, JobMode.GRADE,
+                                     tuple(a.name for a in assignments), policy=policy,
+                                     placement=placement, work=work,
+                                     timeout=job_timeout(assignments), submission_hash=digest,
+                                     course_version=version)
     return jobs
 
 
-def _run_locked(folder: Path, assignment: list[str] | str | None, out: Path, slots: int,
-                policy: SandboxPolicy, force: bool, console: Console,
-                run: Executor | None = None, placement: Placement | None = None
+def _run_locked(setting: ClassSetting, slots: int, run: Executor
                 ) -> tuple[dict[str, dict], dict[str, GradedRun]]:
-    """Grade (or resume) every submission: (results.json, GradedRun) per student."""
-    clear_leftovers(out)
-    assignments = class_assignments(assignment)
-    subs = list_submissions(folder, OUT_FILES)
-    jobs = make_jobs(subs, assignments, policy, placement or Placement(), out)
-    outcomes: dict[str, StudentOutcome] = {}
-    todo: list[Submission] = []
-    for sub in subs:
-        stored = _stored(out / sub.student, jobs[sub.student].key())
-        if stored is not None and not force:
-            outcomes[sub.student] = StudentOutcome(sub.student, *stored, resumed=True,
-                                            problems=stored[1].rejection(), notes=sub.notes)
-        else:
-            todo.append(sub)
+    """Grade (or resume) every submission: (results.json, GradedRun) per student. Interrupted
+    while grading: the students done are written (grades.csv, canvas.csv), then
+    BulkInterrupted; during the similarity scan: the same, after grades.csv."""
+    out, console, stop, count = setting.out, setting.console, setting.stop, setting.count
+    with stop.armed():
+        clear_leftovers(out)
+        assignments = class_assignments(setting.assignment)
+        subs = list_submissions(setting.folder, OUT_FILES)
+        count.total = len(subs)
+        jobs = make_jobs(subs, assignments, setting.policy, setting.placement, out)
+        outcomes: dict[str, StudentOutcome] = {}
+        todo: list[Submission] = []
+        for sub in subs:
+            stored = _stored(out / sub.student, jobs[sub.student].key())
+            if stored is not None and not setting.force:
+                if not (out / sub.student / STUDENT_PAGE).exists():  # graded by an older engine
+                    write_student_page(out / sub.student, sub.student, *stored)
+                outcomes[sub.student] = StudentOutcome(
+                    sub.student, *stored, resumed=True, problems=stored[1].rejection(),
+                    notes=sub.notes)
+            else:
+                todo.append(sub)
+    count.graded = len(outcomes)
     if len(todo) < len(subs):
         console.print(f"{len(subs) - len(todo)} of {len(subs)} unchanged, skipped (same "
                       f"submission, course version and options)"
                       + ("; nothing to grade" if not todo else f"; grading {len(todo)}"))
     started = time.monotonic()
-    if todo:
-        _grade_all(todo, jobs, assignments, out, slots, console, run, outcomes)
+    stopped = bool(todo) and not _grade_all(todo, jobs, assignments, setting, slots, run,
+                                             outcomes)
     shutil.rmtree(out / ".work", ignore_errors=True)
     results = {s: o.results for s, o in outcomes.items() if o.results is not None}
     runs = {s: o.run for s, o in outcomes.items() if o.run is not None}
     errors = {s: o.error for s, o in outcomes.items() if o.error}
     messages = {s: message(o) for s, o in outcomes.items()}
-    write_gradebook(runs, messages, assignments, out / "grades.csv")
-    write_canvas(runs, messages, assignments, out / "canvas.csv")
-    starters = [a.starter for a in discover()] + [a.starter for a in assignments]
-    report = class_report(runs, errors, [s.student for s in subs], assignments,
-                          scan(subs, list(dict.fromkeys(starters))),
+    pending = [s.student for s in subs if s.student not in outcomes]
+    write_gradebook(runs, messages, assignments, out / "grades.csv", pending)
+    write_canvas(runs, messages, assignments, out / "canvas.csv", pending)
+    if stopped:
+        raise BulkInterrupted(count.graded, count.total)
+    try:
+        with stop.armed(), tempfile.TemporaryDirectory(prefix="similarity-baseline-") as tree:
+            similar = scan(subs, [starter_baseline(console).write(Path(tree)) / "starter"])
+    except Interrupted:
+        raise BulkInterrupted(count.graded, count.total) from None
+    report = class_report(runs, errors, [s.student for s in subs], assignments, similar,
                           [(s.student, n) for s in sorted(subs, key=lambda s: (s.family, s.student))
                            for n in s.notes])
     write_atomic(out / "class_report.md", report.markdown().encode("utf-8"))
     write_html(out / "class_report.html", report)
-    console.print(Markdown(report.markdown(skip=("Students",))))
-    console.print(Text(visible(summary_line(outcomes, time.monotonic() - started, out))))
+    if console.is_terminal:
+        console.print(Markdown(report.markdown(skip=("Students",))))
+    console.print(Text(one_line(summary_line(outcomes, time.monotonic() - started, out))))
+    console.print(Text(one_line(f"class report: {out / 'class_report.md'} and "
+                               f"{out / 'class_report.html'}")))
+    if stop.signum is not None:  # it came while the reports were written: all is done
+        raise BulkInterrupted(count.graded, count.total)
     return results, runs
 
 
 def _grade_all(todo: list[Submission], jobs: dict[str, GradeJob],
-               assignments: list[Assignment], out: Path, slots: int, console: Console,
-               run: Executor | None, outcomes: dict[str, StudentOutcome]) -> None:
-    """Grade the submissions `todo`, `slots` at once, into `outcomes`, under a progress bar."""
-    counts = {"failed": 0, "errored": 0}
-    columns = [TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-               TextColumn("ETA"), TimeRemainingColumn(),
-               TextColumn("[red]{task.fields[failed]} failed, {task.fields[errored]} errored")]
-    with Progress(*columns, console=console, transient=False) as progress, \
-            ThreadPoolExecutor(max_workers=max(1, slots)) as pool:
-        task = progress.add_task("grading", total=len(todo), failed=0, errored=0)
-        futures = {pool.submit(grade_job, sub, jobs[sub.student], assignments, out,
-                               run or run_job): sub for sub in todo}
-        for fut in as_completed(futures):
-            sub = futures[fut]
+               assignments: list[Assignment], setting: ClassSetting, slots: int,
+               run: Executor, outcomes: dict[str, StudentOutcome]) -> bool:
+    """Grade the submissions `todo`, `slots` at once, into `outcomes`: under a progress bar
+    on a terminal, else one line per student. False when a signal stopped it: the queued
+    students cancelled, the running jobs killed (`run.stop`), only finished ones kept."""
+    out, count = setting.out, setting.count
+    shown = ProgressLines(setting.console, len(todo))
+    with shown, ThreadPoolExecutor(max_workers=max(1, slots)) as pool:
+        futures = {pool.submit(grade_job, sub, jobs[sub.student], assignments, out, run): sub
+                   for sub in todo}
+
+        def take(fut, sub: Submission) -> None:
             try:
                 outcome = fut.result()
             except Exception as e:  # one student's unexpected failure is that student's error
-                outcome = StudentOutcome(sub.student, None, error=f"grading failed: {type(e).__name__}: "
-                                  f"{visible(str(e).splitlines()[0] if str(e) else '')}")
+                outcome = StudentOutcome(sub.student, None, error=f"grading failed: "
+                                         f"{type(e).__name__}: "
+                                         f"{one_line(str(e).splitlines()[0] if str(e) else '')}")
             outcome.notes = sub.notes
             outcomes[outcome.student] = outcome
-            if outcome.error or outcome.problems:
-                counts["errored"] += 1
-            elif outcome.run.score < outcome.run.max_score:
-                counts["failed"] += 1
-            progress.update(task, advance=1, **counts)
+            shown.student(outcome)
+
+        try:
+            with setting.stop.armed():
+                for fut in as_completed(list(futures)):
+                    take(fut, futures[fut])
+                    del futures[fut]
+        except Interrupted:
+            for fut in futures:
+                fut.cancel()
+            halt = getattr(run, "stop", None)
+            if halt is not None:
+                halt()
+            pool.shutdown(wait=True, cancel_futures=True)
+            for fut, sub in futures.items():  # finished meanwhile: kept if it has results
+                if sub.student not in outcomes and fut.done() and not fut.cancelled() \
+                        and fut.exception() is None and fut.result().results is not None:
+                    take(fut, sub)
+            return False
+        finally:
+            count.graded = sum(o.results is not None for o in outcomes.values())
+    return True
+
+
+def starter_baseline(console: Console) -> CourseFiles:
+    """What the similarity scan subtracts: the starter every student received, every
+    assignment's, from the course as committed (committed.course_files, the release's source;
+    the note naming uncommitted changes to it is printed)."""
+    baseline = course_files(course_root(), ["starter"])
+    note = baseline.note("the similarity baseline (the starters students received)")
+    if note:
+        console.print(Text(one_line(note), style="yellow"))
+    return baseline
 
 
 def message(outcome: StudentOutcome) -> str:
-    """The student's grades.csv message: the error or the rejection, then any notes."""
+    """The student's grades.csv message: the error or the rejection (else the assignments
+    whose package did not import), then any notes."""
     parts = [outcome.error] if outcome.error else list(outcome.problems)
-    return "; ".join(visible(p) for p in [*parts, *outcome.notes])
+    if not parts and outcome.run is not None:
+        parts = outcome.run.package_problems()
+    return "; ".join(one_line(p) for p in [*parts, *outcome.notes])
 
 
 def summary_line(outcomes: dict[str, StudentOutcome], seconds: float, out: Path) -> str:
@@ -287,7 +371,7 @@ def grade_job(sub: Submission, job: GradeJob, assignments: list[Assignment], out
         finally:
             shutil.rmtree(work, ignore_errors=True)  # stays empty; .work is cleared at the end
         if error is not None:
-            return StudentOutcome(sub.student, None, error=visible(error))
+            return StudentOutcome(sub.student, None, error=one_line(error))
     results = clean(results)
     try:
         run_ = read_results(results)
@@ -298,6 +382,7 @@ def grade_job(sub: Submission, job: GradeJob, assignments: list[Assignment], out
     instructor = results.pop(INSTRUCTOR_KEY, None) or {}  # hidden hints: never in results.json
     write_atomic(target / "results.json", utf8_json(results) + b"\n")
     write_atomic(target / "instructor.json", utf8_json(instructor) + b"\n")
+    write_student_page(target, sub.student, results, run_)
     results[INSTRUCTOR_KEY] = instructor  # in memory, for the class report's misconceptions
     seconds = round(time.monotonic() - started, 3)
     problems = run_.rejection()

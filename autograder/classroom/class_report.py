@@ -2,10 +2,11 @@
 rendered to Markdown here and to HTML by html_report.py, so the page's charts and tables show
 the same numbers. Per assignment: the score histogram (every student with results), the pass
 rate per task and per test (public and hidden apart; denominator = the students graded, i.e.
-not rejected); then the misconceptions counted once per student, the rejected submissions, the
-suspiciously similar ones (every starter subtracted), and a per-student table.
+not rejected); then the misconceptions counted once per student, the rejected submissions (the
+one-line reason: intake's refusal, or the package's failed import), the suspiciously similar
+ones (every starter subtracted). The per-student table comes first, after the counts.
 
-Every name and message is shown with submissions.visible and, in Markdown, backslash-escaped
+Every name and message is shown with safe_text.one_line and, in Markdown, backslash-escaped
 (`md_escape`): `__init__.py` stays `__init__.py`, a `|` cannot split a table cell."""
 
 from __future__ import annotations
@@ -14,21 +15,22 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..assignments import Assignment
+from ..assignments import VISIBILITIES, Assignment
 from ..grading.results import GradedRun
+from ..grading.safe_text import one_line
 from ..grading.tasks import natural_key
-from .gradebook import full_titles
+from .gradebook import task_column_titles
 from .similarity import MIN_SHINGLES, Scan
-from .submissions import visible
 
 BINS = 10
+STUDENT_PAGE = "report.html"  # each student's page, OUT/<student>/report.html (html_report)
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&#!{}$])")
 
 
 def md_escape(text: object) -> str:
     """`text` as literal Markdown (CommonMark + GFM tables): visible, one line, every character
     that could start emphasis, code, a link, an entity, a table cell or a block backslashed."""
-    escaped = _MD_SPECIAL.sub(r"\\\1", visible(str(text)))
+    escaped = _MD_SPECIAL.sub(r"\\\1", one_line(str(text)))
     if escaped[:1] in ("-", "+", "=", ">"):
         escaped = "\\" + escaped
     return re.sub(r"^(\d+)([.)])", r"\1\\\2", escaped)
@@ -129,7 +131,7 @@ def misconceptions(results: dict[str, GradedRun]) -> Counter:
 
 def _assignment_sections(a: Assignment, results: dict[str, GradedRun],
                          graded: dict[str, GradedRun]) -> list[Section]:
-    titles = full_titles(a)
+    titles = task_column_titles(a)
     pct = [percent(r, a) for r in results.values()]
     scores = Section(f"{a.name}: scores ({len(pct)} students)", [
         Figure("histogram", f"{a.name}: score histogram", pct),
@@ -139,11 +141,11 @@ def _assignment_sections(a: Assignment, results: dict[str, GradedRun],
     rates = Section(f"{a.name}: pass rate per task ({len(graded)} students graded)")
     rates.blocks.append(Figure("rates", f"{a.name}: pass rate per task",
                                [(f"{task} ({vis})", *tasks[(vis, task)]) for task in order
-                                for vis in ("public", "hidden") if (vis, task) in tasks]))
+                                for vis in VISIBILITIES if (vis, task) in tasks]))
     rates.blocks.append(Table(
-        [("task", ""), ("title", ""), ("public", ""), ("hidden", "")],
+        [("task", ""), ("title", ""), *((str(v), "") for v in VISIBILITIES)],
         [[task, titles.get(task, ""), *[f"{tasks[(v, task)][0]}/{tasks[(v, task)][1]}"
-                                        if (v, task) in tasks else "-" for v in ("public", "hidden")]]
+                                        if (v, task) in tasks else "-" for v in VISIBILITIES]]
          for task in order]))
     per_test = Section(f"{a.name}: pass rate per test (hardest first)", [Table(
         [("test", ""), ("task", ""), ("visibility", ""), ("passed", "")],
@@ -156,11 +158,12 @@ def _assignment_sections(a: Assignment, results: dict[str, GradedRun],
 def student_table(results: dict[str, GradedRun], students: list[str], rejected: dict[str, str],
                   similar: dict[str, str], assignments: list[Assignment]) -> Table:
     """One row per student: total, score per assignment and per task, rejection, similarity;
-    a student with a results.json links to it (<student>/results.json, beside the report)."""
+    a student with a results.json links to their page (<student>/report.html, beside the
+    report: html_report.student_page)."""
     headers: list[tuple[str, str]] = [("student", ""), ("score", "")]
     cells = []
     for a in assignments:
-        titles = full_titles(a)
+        titles = task_column_titles(a)
         tasks = sorted({t.task_label for r in results.values() for t in r.of(a.name)},
                        key=natural_key)
         headers.append((a.name, a.title))
@@ -178,7 +181,7 @@ def student_table(results: dict[str, GradedRun], students: list[str], rejected: 
             row.append(f"{sum(t.score for t in picked):g}/{sum(t.max_score for t in picked):g}"
                        if picked else "-")
         rows.append(row + [rejected.get(s, ""), similar.get(s, "")])
-    links = [f"{s}/results.json" if s in results else None for s in students]
+    links = [f"{s}/{STUDENT_PAGE}" if s in results else None for s in students]
     return Table(headers, rows, links)
 
 
@@ -194,6 +197,7 @@ def class_report(results: dict[str, GradedRun], errors: dict[str, str], students
     graded = {s: r for s, r in results.items() if s not in rejected}
     sections = [Section("Class report", [
         f"{len(students)} submissions: {len(graded)} graded, {len(rejected)} rejected or errored"])]
+    students_at = len(sections)  # the student table comes right after the counts
     for a in assignments:
         sections += _assignment_sections(a, results, graded)
     hints = misconceptions(graded).most_common(10)
@@ -221,6 +225,6 @@ def class_report(results: dict[str, GradedRun], errors: dict[str, str], students
     for c in scan.clusters:
         for m in c.members:
             similar[m] = ", ".join(o for o in c.members if o != m) + f" ({c.similarity:.0%})"
-    sections.append(Section("Students", [student_table(results, students, rejected, similar,
-                                                       assignments)]))
+    sections.insert(students_at, Section("Students", [
+        student_table(results, students, rejected, similar, assignments)]))
     return ClassReport(sections)

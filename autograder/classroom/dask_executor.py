@@ -1,4 +1,4 @@
-"""`bulk --dask SCHEDULER`: each student's `GradeJob` (grade_job.py), as the JSON data its
+"""`bulk --dask SCHEDULER`: each student's `GradeJob` (grading/job.py), as the JSON data its
 `to_json` gives, runs on a worker of a Dask distributed cluster, which rebuilds it and runs it
 as the local executor does (executors.run_job: `python -m autograder.classroom.job` in a child
 process); everything else (resume by the job's key, atomic results, run log, grades.csv,
@@ -20,6 +20,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,10 +29,11 @@ from pathlib import Path
 from distributed import Client
 from distributed.comm.addressing import parse_address, parse_host_port
 
+from .. import settings
 from ..assignments import load
+from ..grading.job import GradeJob
 from .executors import BulkError, course_version, run_job
-from .grade_job import GradeJob
-from .workers import LocalWorkers
+from .workers import STOPPED, LocalWorkers
 
 CONNECT_TIMEOUT = 20  # seconds to reach the scheduler and see a worker
 RESULT_SLACK = 120  # seconds a job's result may lag its own timeout (transfer, scheduling)
@@ -43,7 +45,7 @@ def worker_job(data: dict) -> tuple[dict | None, str | None]:
     their warm zygotes serve every job it runs), after checking that the worker's course has
     the job's version. Outside a Dask worker: a one-job process (run_job)."""
     job = GradeJob.from_json(data)
-    theirs = course_version([load(n, Path(job.course_root)) for n in job.assignments])
+    theirs = course_version([load(n, job.course_root) for n in job.assignments])
     if theirs != job.course_version:
         return None, (f"dask worker on {socket.gethostname()} has another course version "
                       f"(engine, tests or goldens differ from the bulk run's)")
@@ -60,19 +62,38 @@ def worker_job(data: dict) -> tuple[dict | None, str | None]:
 
 
 class DaskRun:
-    """An executor (executors.Executor): run_job on the cluster behind `client`."""
+    """An executor (executors.Executor): run_job on the cluster behind `client`. `stop` (bulk
+    interrupted) cancels every job in flight and submits no other: a job still waiting on the
+    scheduler never starts; one a worker already runs finishes there, unread (Dask cannot
+    kill a running task; its worker's grader stays warm for the next run)."""
 
     def __init__(self, client):
         self.client = client
+        self.lock = threading.Lock()
+        self.pending: set = set()
+        self.stopped = False
 
     def __call__(self, job: GradeJob) -> tuple[dict | None, str | None]:
-        future = self.client.submit(worker_job, job.to_json(), pure=False)
+        with self.lock:
+            if self.stopped:
+                return None, STOPPED
+            future = self.client.submit(worker_job, job.to_json(), pure=False)
+            self.pending.add(future)
         try:
             return future.result(timeout=job.timeout + RESULT_SLACK)
         except Exception as e:  # a lost worker, a timeout, a worker-side crash: one line
             future.cancel()
             first = (str(e).strip().splitlines() or [""])[0]
             return None, f"dask: {type(e).__name__}: {first}"
+        finally:
+            with self.lock:
+                self.pending.discard(future)
+
+    def stop(self) -> None:
+        with self.lock:
+            self.stopped, futures = True, list(self.pending)
+        if futures:
+            self.client.cancel(futures)
 
 
 def probe(address: str) -> None:
@@ -121,7 +142,7 @@ def loopback_cluster(folder: Path, workers: int = 2, timeout: float = 90) -> Ite
 
     scratch = folder / "tmp"  # the processes' temporary files (dask-scratch-space, ...)
     scratch.mkdir(exist_ok=True)
-    env = {**os.environ, "TMPDIR": str(scratch)}
+    env = settings.inherited_environment(TMPDIR=str(scratch))
 
     def start(name: str, *args: str) -> None:
         with open(folder / f"{name}.log", "wb") as log:

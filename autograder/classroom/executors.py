@@ -1,8 +1,9 @@
 """Where a bulk run's per-submission jobs execute: an executor takes one `GradeJob`
-(grade_job.py: the submission, its assignments, the policy with its limits, the placement, the
-timeout) and returns (results.json, None) or (None, a one-line error). `run_job` is the local
-executor (a child process on this machine, the job on its stdin); `dask_executor.DaskRun` ships
-the same job to a Dask cluster. A new executor is one module with one such callable.
+(grading/job.py: the submission, its assignments, the policy with its limits, the placement,
+the course, the temporary folder, the timeout) and returns (results.json, None) or (None, a
+one-line error). `run_job` is the local executor (a child process on this machine, the job
+on its stdin); `dask_executor.DaskRun` ships the same job to a Dask cluster. A new executor is
+one module with one such callable.
 
 Imports the engine's leaf modules only (never bulk.py, which drives the executors).
 """
@@ -17,8 +18,8 @@ import sys
 from pathlib import Path
 from typing import Protocol
 
-from ..assignments import ROOT_VARIABLE, Assignment
-from .grade_job import GradeJob
+from ..assignments import Assignment
+from ..grading.job import GradeJob
 
 ENGINE = Path(__file__).resolve().parent.parent
 JOB_TIMEOUT_FACTOR = 3  # a job may take this many times the assignments' run timeouts
@@ -50,15 +51,12 @@ def job_timeout(assignments: list[Assignment]) -> float:
 
 
 def run_job(job: GradeJob) -> tuple[dict | None, str | None]:
-    """Run `python -m autograder.classroom.job` on `job` (its JSON on stdin) in a child process
-    that dies with this one, with TMPDIR=job.work and the job's course as the course root:
-    (results.json, None), or (None, a one-line error)."""
+    """Run `python -m autograder.classroom.job` on `job` (its JSON on stdin: everything it
+    grades from, its course and its temporary folder included) in a child process that dies
+    with this one: (results.json, None), or (None, a one-line error)."""
     cmd = [sys.executable, "-m", "autograder.classroom.job", "--parent", str(os.getpid())]
-    # One temporary folder for all of this run's jobs (never one per job: the sandbox's uid
-    # slots are locked under TMPDIR, and jobs must see each other's locks).
-    env = {**os.environ, ROOT_VARIABLE: job.course_root, "TMPDIR": job.work}
     try:
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=job.timeout,
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=job.timeout,
                               input=json.dumps(job.to_json()))
         if proc.returncode != 0:
             tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]

@@ -4,7 +4,7 @@ results.GradedRun: no display string is parsed here).
 
 Headers are short and never truncated (`toy: Task 1`, `toy · test_add`); the class report's
 HTML page shows the full task titles on hover. Every cell is valid UTF-8 on one line (names
-escaped by submissions.visible), and a text cell that a spreadsheet would run as a formula
+escaped by safe_text.one_line), and a text cell that a spreadsheet would run as a formula
 (`=`, `+`, `-`, `@` first) is prefixed with `'`.
 """
 
@@ -14,21 +14,20 @@ import csv
 import io
 from pathlib import Path
 
-from ..assignments import Assignment
+from ..assignments import VISIBILITIES, Assignment
 from ..atomic import write_atomic
 from ..grading.results import GradedRun, GradedTest
-from ..grading.tasks import full_titles as titles_in
-from ..grading.tasks import natural_key
-from .submissions import visible
+from ..grading.safe_text import one_line
+from ..grading.tasks import natural_key, whole_task_titles
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def full_titles(assignment: Assignment) -> dict[str, str]:
+def task_column_titles(assignment: Assignment) -> dict[str, str]:
     """{"Task N": "title"} from the test files' docstrings (public first): tasks.title_of's
     short title without its length cut, i.e. never ending in "…"."""
-    files = [*assignment.test_files("public"), *assignment.test_files("hidden")]
-    return {f"Task {n}": title for n, title in titles_in(files).items()}
+    files = [f for v in VISIBILITIES for f in assignment.test_files(v)]
+    return {f"Task {n}": title for n, title in whole_task_titles(files).items()}
 
 
 def columns(runs: dict[str, GradedRun], assignments: list[Assignment]) -> list[tuple]:
@@ -75,7 +74,7 @@ def csv_cell(value: object) -> object:
     a formula; numbers unchanged."""
     if not isinstance(value, str):
         return value
-    text = visible(value)
+    text = one_line(value)
     return "'" + text if text.startswith(FORMULA_START) else text
 
 
@@ -86,30 +85,45 @@ def _write(rows: list[list], path: Path) -> None:
     write_atomic(path, buf.getvalue().encode("utf-8"))
 
 
+NOT_GRADED = "not graded yet: the run was stopped (run the same command to resume)"
+
+
 def write_gradebook(results: dict[str, GradedRun], messages: dict[str, str],
-                    assignments: list[Assignment], path: Path) -> None:
+                    assignments: list[Assignment], path: Path,
+                    pending: list[str] = ()) -> None:
     """One row per student (graded, rejected or errored: nobody disappears), atomically;
-    `messages` holds each student's message (an error, a rejection, a note)."""
+    `messages` holds each student's message (an error, a rejection, a note); a `pending`
+    student (a stopped run did not reach them) has empty scores and NOT_GRADED."""
     cols = columns(results, assignments)
     total = sum(c[3] for c in cols if c[0] == "assignment")
     rows = [["student", "score", "max_score", "message", *[c[2] for c in cols]]]
-    for student in sorted({*results, *messages}):
+    for student in sorted({*results, *messages, *pending}):
         r = results.get(student)
+        if r is None and student not in messages:
+            rows.append([student, "", total, NOT_GRADED, *["" for _ in cols]])
+            continue
         rows.append([student, r.score if r else 0, r.max_score if r else total,
                      messages.get(student, ""), *student_row(r, cols)])
     _write(rows, path)
 
 
 def write_canvas(results: dict[str, GradedRun], messages: dict[str, str],
-                 assignments: list[Assignment], path: Path) -> None:
-    """Canvas's gradebook import layout: Student, ID, SIS User ID, SIS Login ID, Section, one
-    column per assignment, and a "Points Possible" row first. The student folder's name goes in
-    SIS Login ID (Canvas matches on it); ID is left empty for Canvas to fill."""
+                 assignments: list[Assignment], path: Path, pending: list[str] = ()) -> None:
+    """Canvas's gradebook import layout: Student, ID, SIS User ID, SIS Login ID, Section,
+    Notes (the student's message: why they got nothing, a note; Canvas imports it into the
+    gradebook's Notes column), one column per assignment, and a "Points Possible" row first.
+    The student folder's name goes in SIS Login ID (Canvas matches on it); ID is left empty for
+    Canvas to fill. A `pending` student's scores are empty (Canvas leaves an empty cell's grade
+    as it was), never 0."""
     cols = [c for c in columns(results, assignments) if c[0] == "assignment"]
-    rows = [["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+    rows = [["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Notes",
              *[f"{a.title} ({a.name})" for _, a, *_ in cols]],
-            ["    Points Possible", "", "", "", "", *[c[3] for c in cols]]]
-    for student in sorted({*results, *messages}):
+            ["    Points Possible", "", "", "", "", "", *[c[3] for c in cols]]]
+    for student in sorted({*results, *messages, *pending}):
+        if student not in results and student not in messages:
+            rows.append([student, "", "", student, "", NOT_GRADED, *["" for _ in cols]])
+            continue
         row = student_row(results.get(student), cols)
-        rows.append([student, "", "", student, "", *[x if x != "" else 0 for x in row]])
+        rows.append([student, "", "", student, "", messages.get(student, ""),
+                     *[x if x != "" else 0 for x in row]])
     _write(rows, path)

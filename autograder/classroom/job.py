@@ -1,10 +1,10 @@
 """Bulk-grading jobs in a child process: `python -m autograder.classroom.job [--parent PID]` reads
-one `GradeJob` (grade_job.py) as JSON on stdin and prints that submission's results.json on
+one `GradeJob` (grading/job.py) as JSON on stdin and prints that submission's results.json on
 stdout; with `--serve`, one job per line, one answer line each (classroom/workers.py) (with its
 instructor-only record under results.INSTRUCTOR_KEY), graded from the job alone: its
 assignments and visibilities, its policy with every limit, its placement. The child dies with
 its parent (PR_SET_PDEATHSIG), so a killed bulk run leaves no grading process behind; its
-temporary files go where the parent's TMPDIR points."""
+temporary files go to the job's `work` folder."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import json
 import os
 import signal
 import sys
-from pathlib import Path
+import tempfile
 
 PR_SET_PDEATHSIG = 1
 
@@ -37,8 +37,9 @@ def graded(job) -> dict:
     from ..grading.results import INSTRUCTOR_KEY
     from ..grading.safe_text import clean
 
-    results = pipeline.grade(Path(job.submission), list(job.assignments) or None, job.policy,
-                            job.visibilities, placement=job.placement)
+    if job.work is not None:  # this process's temporary files go where its jobs say
+        tempfile.tempdir = str(job.work)
+    results = pipeline.grade(job)
     return clean({**results.gradescope(), INSTRUCTOR_KEY: results.instructor()})
 
 
@@ -46,7 +47,7 @@ def serve(jobs, answers) -> int:
     """`--serve` (classroom/workers.py): one GradeJob per line of `jobs`, one answer line each
     on `answers`, until `jobs` ends; a job that raises is answered with its error and ends the
     worker (its state is not trusted after that)."""
-    from .grade_job import GradeJob
+    from ..grading.job import GradeJob
 
     for line in jobs:
         try:
@@ -69,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="grade one GradeJob per line of stdin, one answer line each")
     args = parser.parse_args(argv)
     die_with_parent(args.parent)
-    from .grade_job import GradeJob
+    from ..grading.job import GradeJob
 
     jobs = os.fdopen(os.dup(0), "r", encoding="utf-8")
     with open(os.devnull, "rb") as null:  # the sandboxed children read nothing of ours

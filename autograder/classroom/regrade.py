@@ -13,10 +13,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..assignments import Visibility
 from ..atomic import write_atomic
 from ..grading.results import GradedRun, ResultsError, read_results
+from ..grading.safe_text import one_line
 from .gradebook import csv_cell
-from .submissions import read_regular, visible
+from .submissions import read_regular
 
 MAX_RESULTS = 64 * 2**20  # bytes of one previous results.json read
 
@@ -50,7 +52,7 @@ def previous_results(folder: Path) -> dict[str, GradedRun]:
         if data is None:
             continue
         try:
-            found[visible(entry.name)] = read_results(data)
+            found[one_line(entry.name)] = read_results(data)
         except ResultsError:
             continue
     return found
@@ -60,7 +62,7 @@ def _scores(results: GradedRun | None) -> dict[tuple, tuple[str, float]]:
     found = {}
     for t in results.tests if results is not None else ():
         found[(t.assignment, t.test_id, t.visibility)] = (
-            f"{t.assignment} · {t.test_id}" + (" (hidden)" if t.visibility == "hidden" else ""),
+            f"{t.assignment} · {t.test_id}" + (" (hidden)" if t.visibility == Visibility.HIDDEN else ""),
             t.score)
     return found
 
@@ -99,7 +101,7 @@ def rows(changes: list[Change]) -> list[list[str]]:
 HEADERS = ["student", "before", "after", "change", "tests that changed"]
 
 
-def write(changes: list[Change], previous: Path, out: Path) -> None:
+def write_comparison(changes: list[Change], previous: Path, out: Path) -> None:
     """NEW/compare.csv (the change as a number) and NEW/compare.md, atomically."""
     import csv
     import io
@@ -129,12 +131,12 @@ def terminal_table(changes: list[Change], previous: Path):
     from rich.text import Text
 
     if not changes:
-        return Text(f"regrade preview against {visible(str(previous))}: no change (every "
+        return Text(f"regrade preview against {one_line(str(previous))}: no change (every "
                     f"student's grade is the same)")
-    table = Table(title=f"regrade preview against {visible(str(previous))}: {len(changes)} "
+    table = Table(title=f"regrade preview against {one_line(str(previous))}: {len(changes)} "
                         f"student{'s' if len(changes) != 1 else ''} would change")
     for h in HEADERS:
         table.add_column(h, overflow="fold")
     for row in rows(changes):
-        table.add_row(*[Text(visible(c)) for c in row])
+        table.add_row(*[Text(one_line(c)) for c in row])
     return table

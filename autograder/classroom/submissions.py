@@ -4,7 +4,7 @@ the similarity scan. Nothing here follows a symbolic link, opens anything but a 
 or reads a file before checking its size; a submission that breaks a rule gets a one-line
 `problem` (that student's zero) and never stops the class.
 
-Names are shown with `visible` (safe_text.one_line): a name that is not UTF-8 keeps its
+Names are shown with `safe_text.one_line`: a name that is not UTF-8 keeps its
 undecodable bytes as `\\xNN`, control and format characters become escapes (`\\n`, `\\x1b`,
 `\\u202e`), so every name written to grades.csv, the class report or the terminal is inert,
 valid UTF-8 on one line.
@@ -35,13 +35,6 @@ class SubmissionError(Exception):
     """A submission cannot be read within the rules; the message is one line."""
 
 
-def visible(text: object) -> str:
-    """`text` inert and on one line (safe_text.one_line): undecodable bytes as `\\xNN`,
-    control characters as `\\n`, `\\x1b`, format characters (bidi, zero-width) as `\\uNNNN`;
-    everything else unchanged."""
-    return one_line(str(text))
-
-
 @dataclass
 class Submission:
     """One entry of the submissions folder: its path, the student's unique id (its own name,
@@ -62,7 +55,7 @@ def _student_name(entry: os.DirEntry) -> str:
 
 def _problem(entry: os.DirEntry) -> str | None:
     """Why this entry is no gradable submission (a folder, or a zip within the size cap)."""
-    shown = visible(entry.name)
+    shown = one_line(entry.name)
     try:
         st = entry.stat(follow_symlinks=False)
     except OSError as e:
@@ -230,7 +223,7 @@ def python_sources(sub: Submission) -> tuple[list[str], str | None]:
         try:
             root = open_submission(sub.path, Path(work))
         except IntakeError as e:
-            raise SubmissionError(visible(str(e))) from None
+            raise SubmissionError(one_line(str(e))) from None
         return _folder_sources(root)
 
 

@@ -8,7 +8,8 @@ in sandboxed children of its own; the worker holds only the grader's side. A job
 timeout kills its worker (and with it every process it started) and the next job gets a fresh
 one, as does a job whose worker died, after MAX_JOBS jobs, or one whose course or temporary
 folder differs from the worker's. `close` ends them all; each also dies with the bulk process
-(PR_SET_PDEATHSIG).
+(PR_SET_PDEATHSIG). `stop` (bulk interrupted) ends them all too and starts no other: a job
+still asked for is answered STOPPED at once.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ import tempfile
 import threading
 import time
 
-from ..assignments import ROOT_VARIABLE
-from .grade_job import GradeJob
+from ..grading.job import GradeJob
 
 MAX_JOBS = 64  # then the worker is replaced (bounded drift of its state and memory)
+STOPPED = "not graded: the run was stopped"
 
 
 class Worker:
@@ -35,11 +36,11 @@ class Worker:
     def __init__(self, job: GradeJob):
         self.key = (job.course_root, job.work)
         self.jobs = 0
-        self.stderr = tempfile.TemporaryFile(dir=job.work if os.path.isdir(job.work) else None)
-        env = {**os.environ, ROOT_VARIABLE: job.course_root, "TMPDIR": job.work}
+        work = job.work if job.work is not None and job.work.is_dir() else None
+        self.stderr = tempfile.TemporaryFile(dir=work)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "autograder.classroom.job", "--serve", "--parent",
-             str(os.getpid())], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+             str(os.getpid())], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=self.stderr, start_new_session=True)
 
     def grade(self, job: GradeJob) -> tuple[dict | None, str | None]:
@@ -105,20 +106,33 @@ class LocalWorkers:
         self.local = threading.local()
         self.lock = threading.Lock()
         self.workers: list[Worker] = []
+        self.stopped = False
 
     def __call__(self, job: GradeJob) -> tuple[dict | None, str | None]:
         worker = getattr(self.local, "worker", None)
         if worker is None or not worker.usable(job):
             if worker is not None:
                 self.retire(worker)
-            worker = self.local.worker = Worker(job)
-            with self.lock:
-                self.workers.append(worker)
+            worker = self.local.worker = self.start(job)
+            if worker is None:
+                return None, STOPPED
         result = worker.grade(job)
         if worker.proc.poll() is not None:
             self.retire(worker)
             self.local.worker = None
         return result
+
+    def start(self, job: GradeJob) -> Worker | None:
+        """A new worker for this thread, or None once `stop` was called."""
+        if self.stopped:
+            return None
+        worker = Worker(job)
+        with self.lock:
+            if not self.stopped:
+                self.workers.append(worker)
+                return worker
+        worker.kill()
+        return None
 
     def retire(self, worker: Worker) -> None:
         worker.kill()
@@ -127,7 +141,15 @@ class LocalWorkers:
                 self.workers.remove(worker)
 
     def close(self) -> None:
+        """Kill every worker (and with it what it started: its sandboxed children's holders
+        end with the pipe it held, their forks with the holders' PID namespaces)."""
         with self.lock:
             workers, self.workers = self.workers, []
         for worker in workers:
             worker.kill()
+
+    def stop(self) -> None:
+        """Kill every worker now and start no other (a job still asked for: STOPPED)."""
+        with self.lock:
+            self.stopped = True
+        self.close()

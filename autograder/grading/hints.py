@@ -13,17 +13,26 @@ there is not its own) names nothing in the run: the fit elsewhere is a coinciden
 run, the mutant that fits the most observations is named first and the others as also
 consistent (`rank_across_run`). A named check's failure tag that several mutants get (a
 symptom, "too many false positives") names none of them unless the values match too.
+
+"The same value" is float_policy's wherever a float computation made it: a named check's
+value within the cross-machine allowance at float32's roundoff at least (its precision is not
+stated; exactly where checks.py lists the check in BITWISE_CHECKS: the contract fixes its
+bits), a `close` value within the observation's tolerance or that allowance and, relatively,
+MATCH_RTOL plus that allowance; an `exact` one equal.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..harness.plaindata import PlainDataError, decode
+from ..harness.plaindata import PlainDataError, decode, encode
+from . import float_policy
 from .compare import (
     Observed,
     _numeric,
@@ -84,16 +93,23 @@ def _agrees(spec: ObservationSpec, student: Any, mutant_data: Any, inputs: Any, 
     if _all_nonfinite(mutant):
         return None if _all_nonfinite(student) else False
     if spec.kind == "check":
-        return plain_equal(student, mutant)
-    return compare_value(spec, student, mutant, None, checks) is None \
-        and judge_value(spec, mutant, inputs, checks, name) is not None \
-        and (spec.kind != "close" or _relatively_equal(spec, student, mutant))
+        if spec.check in getattr(checks, "BITWISE_CHECKS", ()):
+            return plain_equal(student, mutant)
+        return float_policy.same_result(student, mutant, float_policy.FLOAT32_ROUNDOFF)
+    same = compare_value(spec, student, mutant, None, checks) is None
+    if spec.kind == "close":
+        # the golden's tolerance may be 0 (an exact zero by contract) where the mutant's wrong
+        # value is a float computation another machine rounds otherwise
+        same = (same or float_policy.same_result(student, mutant)) \
+            and _relatively_equal(spec, student, mutant)
+    return same and judge_value(spec, mutant, inputs, checks, name) is not None
 
 
 def _relatively_equal(spec: ObservationSpec, student: Any, mutant: Any) -> bool:
     """Where the mutant's value is wrong, the student's equals it relatively (MATCH_RTOL, or
-    the observation's rtol if larger), not only within the golden's atol: two gradients that
-    both vanished (1e-15 and 1e-20 where the golden is 0.3) are two bugs, not one."""
+    the observation's rtol if larger, plus float_policy's cross-machine allowance), not only
+    within the golden's atol: two gradients that both vanished (1e-15 and 1e-20 where the
+    golden is 0.3) are two bugs, not one."""
     s, m = _numeric(student), _numeric(mutant)
     try:
         e = _numeric(decode(spec.expected))
@@ -101,11 +117,12 @@ def _relatively_equal(spec: ObservationSpec, student: Any, mutant: Any) -> bool:
         e = None
     if s is None or m is None or e is None or s.shape != m.shape or m.shape != e.shape:
         return True  # compare_value already judged it; nothing finer to say
+    room = float_policy.allowance(m) if m.dtype.kind == "f" else 0.0
     s, m, e = (x.astype(np.float64) for x in (s, m, e))
     with np.errstate(invalid="ignore", over="ignore"):
         wrong = ~((np.abs(m - e) <= spec.atol + spec.rtol * np.abs(e))
                   | (np.isnan(m) & np.isnan(e)))
-        same = (np.abs(s - m) <= max(spec.rtol, MATCH_RTOL) * np.abs(m)) \
+        same = (np.abs(s - m) <= max(spec.rtol, MATCH_RTOL) * np.abs(m) + room) \
             | (np.isnan(s) & np.isnan(m)) | (s == m)
     return bool(same[wrong].all())
 
@@ -143,6 +160,7 @@ def mutant_fits(test: TestSpec, observed: dict[str, Observed], failing: set[str]
         values = mutant.values.get(test.id, {})
         tags = mutant.tags.get(test.id, {})
         unkept = set(mutant.unkept.get(test.id, ()))
+        digests = mutant.digests.get(test.id, {})  # of unkept values
         site = mutant.raises.get(test.id)
         recorded = site.get("recorded") if isinstance(site, dict) else None
         not_recorded = names - set(recorded) if isinstance(recorded, list) else set()
@@ -156,19 +174,26 @@ def mutant_fits(test: TestSpec, observed: dict[str, Observed], failing: set[str]
         matched: set[str] = set()
         by_shared_tag: set[str] = set()  # matched only by a tag other mutants get too
         fits_all = True
-        for n in sorted(differs - unkept - pending):
+        for n in sorted(differs - (unkept - set(digests)) - pending):
             if n in not_recorded:
                 agree: bool | None = True if n in missing else False
             elif n not in values_of:
                 agree = False  # the mutant recorded a wrong value, the student nothing
             elif n in tags and tag_of(n) == tags[n]:
                 agree = True
-                if sharing[(n, tags[n])] > 1 and not (n in values and _agrees(
-                        test.observations[n], values_of[n], values[n], inputs, checks, n)):
+                if n in values:
+                    same = _agrees(test.observations[n], values_of[n], values[n], inputs,
+                                   checks, n)
+                else:
+                    same = n in digests and digests[n] == value_digest(values_of[n])
+                if sharing[(n, tags[n])] > 1 and not same:
                     by_shared_tag.add(n)
             elif n in values:
                 agree = _agrees(test.observations[n], values_of[n], values[n], inputs,
                                 checks, n)
+            elif n in digests:  # a value too large to keep: the same bits are evidence; other
+                # bits say nothing (another machine rounds a float computation otherwise)
+                agree = True if digests[n] == value_digest(values_of[n]) else None
             else:
                 agree = False  # another failure tag, and no value to compare
             if agree is False:
@@ -226,6 +251,17 @@ def rank_across_run(per_test: list[list[Fit]], refuted: set[str] = frozenset()
                 hints.append(f.hint)
         ranked.append(hints[:MAX_HINTS])
     return ranked
+
+
+def value_digest(value: Any) -> str:
+    """sha256 of a decoded value's canonical plain data: how a wrong value too large to keep
+    is remembered (mutant_values.py) and matched, bit for bit."""
+    try:
+        data = encode(value)
+    except (PlainDataError, RecursionError, TypeError, ValueError, OverflowError):
+        return ""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _all_nonfinite(value: Any) -> bool:

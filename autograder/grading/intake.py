@@ -2,7 +2,8 @@
 finds each assignment's package in it and stages a clean copy of its .py files for the sandbox,
 after static checks, returning one typed `Intake`.
 
-Every rejection is a clear, one-line message; nothing here imports or runs submitted code.
+Every rejection is a `backends.causes.Reason` (grading/cause_text.py words it: one clear line, a
+syntax error's offending line under it); nothing here imports or runs submitted code.
 """
 
 from __future__ import annotations
@@ -10,15 +11,14 @@ from __future__ import annotations
 import stat
 import tempfile
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from ..assignments import Assignment, discover
-from ..backends.causes import Cause, Why
-from ..sandbox.pyparse import parse
-from .cause_text import render
+from ..backends.causes import Cause, Reason
+from ..sandbox.threadsafe_ast import parse
 from .forbidden import forbidden_uses
-from .found_instead import found_instead
+from .misplaced_package import found_instead
 
 MAX_ZIP_ENTRIES = 2000
 MAX_ZIP_TOTAL = 50 * 2**20
@@ -43,7 +43,7 @@ class Staged:
     """A submission package staged for grading (`root/<package>/`), or why it cannot be."""
 
     root: Path | None
-    problems: list[str] = field(default_factory=list)  # fatal: zero for the assignment
+    problems: list[Reason] = field(default_factory=list)  # fatal: zero for the assignment
     notes: list[str] = field(default_factory=list)  # informational
 
 
@@ -55,7 +55,7 @@ class Part:
 
     assignment: Assignment
     impl_root: Path | None
-    problems: tuple[str, ...] = ()
+    problems: tuple[Reason, ...] = ()
     notes: tuple[str, ...] = ()
 
 
@@ -65,7 +65,7 @@ class Intake:
     `problems` of the submission as a whole (a rejected zip, no package found)."""
 
     parts: tuple[Part, ...]
-    problems: tuple[str, ...] = ()
+    problems: tuple[Reason, ...] = ()
 
 
 def take_in(source: Path, work: Path, assignments: list[Assignment] | None = None) -> Intake:
@@ -75,9 +75,9 @@ def take_in(source: Path, work: Path, assignments: list[Assignment] | None = Non
     `work`. Bad input is a problem in the result, never an exception."""
     try:
         root: Path | None = open_submission(Path(source), work)
-        problems: list[str] = []
+        problems: list[Reason] = []
     except IntakeError as e:
-        root, problems = None, [f"submission rejected: {e}"]
+        root, problems = None, [Reason(Cause.SUBMISSION_REJECTED, detail=str(e))]
     chosen = list(assignments) if assignments else _found(root, problems)
     if root is None:
         return Intake(tuple(Part(a, None, tuple(problems)) for a in chosen), tuple(problems))
@@ -85,7 +85,7 @@ def take_in(source: Path, work: Path, assignments: list[Assignment] | None = Non
                   tuple(problems))
 
 
-def _found(root: Path | None, problems: list[str]) -> list[Assignment]:
+def _found(root: Path | None, problems: list[Reason]) -> list[Assignment]:
     """Every assignment whose package `root` holds; a package meant but not usable (or none at
     all) is a problem of the submission."""
     if root is None:
@@ -95,10 +95,10 @@ def _found(root: Path | None, problems: list[str]) -> list[Assignment]:
     for a in discover():
         instead = None if a.name in graded else found_instead(root, a.package)
         if instead:
-            problems.append(f"{a.name}: not graded: no '{a.package}' package; {instead}")
+            problems.append(Reason(Cause.NOT_GRADED, label=a.name, module=a.package,
+                                detail=instead))
     if not found:
-        problems.append("no assignment package found in the submission (expected one of: "
-                        + ", ".join(a.package for a in discover()) + ")")
+        problems.append(Reason(Cause.NO_PACKAGES, detail=", ".join(a.package for a in discover())))
     return found
 
 
@@ -107,13 +107,10 @@ def _part(assignment: Assignment, root: Path, dest: Path) -> Part:
     try:
         package_dir = find_package(root, assignment.package)
     except (OSError, ValueError) as e:
-        problem = f"the submission's folders cannot be read ({type(e).__name__}: {e})"
-        return Part(assignment, None, (problem[:300],))
+        return Part(assignment, None, (Reason(Cause.UNREADABLE, detail=f"{type(e).__name__}: {e}"),))
     if package_dir is None:
-        problem = (f"no '{assignment.package}' package found (expected a folder "
-                   f"'{assignment.package}/' with __init__.py, at the top or one folder down)")
-        problem += "; " + (found_instead(root, assignment.package) or "found nothing like it")
-        return Part(assignment, None, (problem,))
+        return Part(assignment, None, (Reason(Cause.NO_PACKAGE, module=assignment.package,
+                                           detail=found_instead(root, assignment.package)),))
     staged = stage(package_dir, assignment, dest)
     notes = tuple(_also_found(root, assignment.package, package_dir) + staged.notes)
     if staged.problems:
@@ -251,12 +248,12 @@ def stage(package_dir: Path, assignment: Assignment, dest: Path) -> Staged:
         size = path.stat().st_size
         total += size
         if size > MAX_PY_FILE:
-            staged.problems.append(f"{assignment.package}/{rel} is larger than "
-                                   f"{MAX_PY_FILE // 2**20} MB")
+            staged.problems.append(Reason(Cause.FILE_TOO_LARGE, file=f"{assignment.package}/{rel}",
+                                       limit=MAX_PY_FILE))
         files.append(rel)
     if len(files) > MAX_PY_FILES or total > MAX_PY_TOTAL:
-        staged.problems.append(f"the package has too many or too large .py files "
-                               f"({len(files)} files, {total} bytes)")
+        staged.problems.append(Reason(Cause.PACKAGE_TOO_LARGE,
+                                   detail=f"{len(files)} files, {total} bytes"))
     if skipped:
         shown = ", ".join(skipped[:5]) + (" ..." if len(skipped) > 5 else "")
         staged.notes.append(f"ignored {len(skipped)} file(s) that are not graded: {shown}")
@@ -265,8 +262,7 @@ def stage(package_dir: Path, assignment: Assignment, dest: Path) -> Staged:
     if len(refused) > 10:
         staged.notes.append(f"refused {len(refused) - 10} more file(s)")
     if Path("__init__.py") not in files:
-        staged.problems.append(f"{assignment.package}/__init__.py is missing or not a regular "
-                               f"file")
+        staged.problems.append(Reason(Cause.NO_INIT, module=assignment.package))
     if staged.problems:
         return staged
     for rel in files:
@@ -278,32 +274,29 @@ def stage(package_dir: Path, assignment: Assignment, dest: Path) -> Staged:
             staged.problems.append(syntax_problem(shown, e))
             continue
         except (ValueError, RecursionError, MemoryError) as e:
-            staged.problems.append(f"{shown} cannot be parsed: {str(e)[:200]}")
+            staged.problems.append(Reason(Cause.UNPARSABLE, file=shown, detail=str(e)[:200]))
             continue
         for name, rule, line, verb in forbidden_uses(tree, assignment.forbidden):
-            staged.problems.append(forbidden_problem(shown, line, name, rule, verb))
+            staged.problems.append(Reason(Cause.FORBIDDEN_USE, file=shown, line=line, module=name,
+                                       rule=rule, verb=verb))
         target = dest / assignment.package / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(text)
     return staged
 
 
-def syntax_problem(shown: str, e: SyntaxError) -> str:
-    """The error, then the offending line with a caret under the column."""
-    head = f"SyntaxError in {shown}, line {e.lineno}: {e.msg}"
+def syntax_problem(shown: str, e: SyntaxError) -> Reason:
+    """The error, with the offending line (stripped) and the column of its caret where that
+    line is short enough to show."""
+    why = Reason(Cause.SYNTAX_ERROR, file=shown, line=e.lineno, detail=e.msg)
     text = (e.text or "").rstrip("\r\n")
     if not text.strip() or len(text) > 300:
-        return head
+        return why
     stripped = text.lstrip()
     column = max(min((e.offset or 1) - 1 - (len(text) - len(stripped)), len(stripped)), 0)
-    return f"{head}\n    {stripped.expandtabs()}\n    {' ' * column}^"
+    return replace(why, source=stripped.expandtabs(), column=column)
 
 
-def forbidden_problem(shown: str, line: int, name: str, rule: str, verb: str = "uses") -> str:
-    """The one line naming a forbidden import or use and the rule that forbids it."""
-    return render(Why(Cause.FORBIDDEN_USE, file=shown, line=line, module=name, rule=rule,
-                      verb=verb))
-
-
-def staging_dir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="intake-"))
+def staging_dir(under: Path | None = None) -> Path:
+    """A new private folder for one intake, in `under` (None: the system's temporary folder)."""
+    return Path(tempfile.mkdtemp(prefix="intake-", dir=under))

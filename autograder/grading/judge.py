@@ -2,7 +2,8 @@
 AssignmentGrade. `judge_run` judges one store's tests of a run (each test's observations
 compared with its goldens through compare.py, a failing test's mutant fits ranked across the
 run by hints.py); a redacted test's message shows only that it failed. `task_stores` selects
-the stores of a task or of some tests; `all_failed` fails every test for one problem, not run.
+the stores of a task or of some tests; `all_failed` fails every test, not run, for a problem
+of intake (a `Reason`: its reason is data, worded by cause_text).
 
 Everything here runs in the trusted parent; student code runs only in runner's child. The
 order of a submission's runs (pipeline.py) calls this once per run.
@@ -11,22 +12,25 @@ order of a submission's runs (pipeline.py) calls this once per run.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from ..assignments import Assignment
-from ..backends.base import RunResult, TestRecord
-from ..backends.causes import Cause, Why
+from ..assignments import Assignment, Visibility
+from ..backends.base import Outcome, RunResult, Status, TestRecord
+from ..backends.causes import Cause, Reason
 from ..harness.plaindata import PlainDataError, decode
-from .cause_text import NOT_RUN, render
+from .cause_text import NOT_RUN, first_line, sentence
 from .compare import judge_observation, observations, raise_site, short
 from .hints import Fit, mutant_fits, rank_across_run
+from .returns import violations
 from .store import GoldenStore, TestSpec, load_stores
 from .tasks import natural_key
 
 HIDDEN_FAILED = "Hidden test failed."
 GRADED_FAILED = "Failed on the graded inputs."
 MAX_MESSAGE_CHARS = 4000  # one test's student-visible message; the rest is cut with a note
+MAX_PRINTED_LINES = 10  # of what a failing public test printed, the last lines shown
+MAX_PRINTED_LINE = 200  # characters of each
 
 
 @dataclass
@@ -34,7 +38,7 @@ class TestResult:
     assignment: str
     id: str
     file: str
-    visibility: str
+    visibility: Visibility
     max_points: float
     passed: bool
     message: str = ""  # what the student may see
@@ -45,18 +49,36 @@ class TestResult:
     task: int | None = None  # the handout's task (store.TestSpec.task)
     task_title: str = ""
     # why the test did not run, where its message says so (results.json's machine fields)
-    not_run: str | None = None
+    not_run: Reason | None = None
+    # the last lines it printed, for a failing test whose output the student may see
+    printed: str = ""
+
+    def __post_init__(self) -> None:
+        self.visibility = Visibility(self.visibility)
 
     @property
     def points(self) -> float:
         return self.max_points if self.passed else 0.0
 
+    def to_json(self) -> dict:
+        """Plain JSON data; `from_json` rebuilds an equal result."""
+        return {**asdict(self), "not_run": None if self.not_run is None else self.not_run.to_json()}
+
+    @classmethod
+    def from_json(cls, data: dict) -> TestResult:
+        not_run = data.get("not_run")
+        return cls(**{**data, "not_run": None if not_run is None else Reason.from_json(not_run)})
+
 
 @dataclass
 class AssignmentGrade:
+    """One assignment's grade: its tests, the `problems` that failed tests beyond their own
+    failure (intake's, the runs' collection errors: `Reason`s, worded where they are shown) and
+    the `notes` (informational text: intake's decisions, the runs' notes)."""
+
     assignment: Assignment
     tests: list[TestResult]
-    problems: list[str] = field(default_factory=list)
+    problems: list[Reason] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     wall_s: float = 0.0
     run: RunResult | None = None
@@ -88,19 +110,13 @@ def judge_run(assignment: Assignment, store: GoldenStore, runs: list[tuple[TestS
     return [result for result, _ in judged]
 
 
-def _judge_test(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_data,
-                rec: TestRecord, collect_failed: bool = False) -> TestResult:
-    """One test judged alone (its hints ranked as a run of one test)."""
-    return judge_run(assignment, store, [(spec, inputs_data, rec)], collect_failed)[0]
-
-
 def _judged(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_data,
             rec: TestRecord, collect_failed: bool, refuted: set[str],
             redacted: bool | None = None) -> tuple[TestResult, list[Fit]]:
     """One test judged, its mutant fits, and (into `refuted`) the mutants it contradicts: only
     a test that ran to its end can contradict one (a crash or a timeout says nothing)."""
     vis, test_id = store.visibility, spec.id
-    redacted = vis != "public" if redacted is None else redacted
+    redacted = vis != Visibility.PUBLIC if redacted is None else redacted
     result = TestResult(assignment.name, test_id, spec.file, vis, spec.points, False,
                         task=spec.task, task_title=spec.task_title)
     try:
@@ -110,15 +126,18 @@ def _judged(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_d
     observed = observations(rec.obs)  # the child's data, decoded once here
     details: list[str] = []
     not_run = None
-    if rec.status == "not_run" and collect_failed:
-        not_run = render(Why(Cause.NOT_LOADED))
-        details.append(NOT_RUN + not_run)
-    elif rec.status == "not_run":
-        details.append(render(Why(Cause.NOT_REACHED)))
-    elif rec.status != "ended":
-        details.append(render(rec.cause) if rec.cause is not None else rec.status)
-    elif rec.outcome != "passed":
+    if rec.status == Status.NOT_RUN and collect_failed:
+        not_run = Reason(Cause.NOT_LOADED)
+        details.append(NOT_RUN + sentence(not_run))
+    elif rec.status == Status.NOT_RUN:
+        details.append(sentence(Reason(Cause.NOT_REACHED)))
+    elif rec.status != Status.ENDED:
+        details.append(sentence(rec.cause) if rec.cause is not None else str(rec.status))
+    elif rec.outcome != Outcome.PASSED:
         details.append(raised_message(rec))
+    wrong_types = violations(assignment.returns, rec.returned, assignment.package)
+    if wrong_types:  # they explain what follows them (a value unencodable, an AttributeError)
+        details = wrong_types
     failing, missing = set(), []
     alike: dict[str, list[str]] = {}  # message -> the observations it is about
     for name in sorted(spec.observations, key=natural_key):
@@ -130,30 +149,37 @@ def _judged(assignment: Assignment, store: GoldenStore, spec: TestSpec, inputs_d
         if message is not None:
             failing.add(name)
             alike.setdefault(message, []).append(name)
-    for message, names in alike.items():
+    for message, names in alike.items() if not wrong_types else ():
         shown = names[0] if len(names) == 1 else (
             f"{names[0]} … {names[-1]} ({len(names)} values)" if len(names) > 2
             else f"{names[0]}, {names[1]}")
         details.append(f"{shown}: {message}")
-    if missing and rec.status == "ended" and rec.outcome == "passed":
+    if missing and rec.passed and not wrong_types:
         details.append(_missing_message(spec, missing))
-    raised = raise_site(spec, rec.error_kind, observed) \
-        if rec.status == "ended" and rec.outcome == "failed" else None
+    raised = raise_site(spec, rec.error_kind, observed) if rec.failed else None
     contradicted: set[str] = set()
     fits = mutant_fits(spec, observed, failing, store.mutants.values(), inputs,
                        assignment.checks, raised, refuted=contradicted)
     if not (failing or raised):
         fits = []
-    if rec.status == "ended":
+    if rec.status == Status.ENDED:
         refuted |= contradicted
-    result.passed = (rec.status == "ended" and rec.outcome == "passed" and not failing
-                     and not missing)
+    result.passed = rec.passed and not failing and not missing and not wrong_types
     if not result.passed:
         result.message = capped(_student_message(
-            redacted, rec, details, HIDDEN_FAILED if vis != "public" else GRADED_FAILED))
+            redacted, rec, details, HIDDEN_FAILED if vis != Visibility.PUBLIC else GRADED_FAILED))
         if not redacted:  # a hidden test's message shows only that it failed
             result.not_run = not_run
+            result.printed = printed_tail(rec.output or "")
     return result, fits
+
+
+def printed_tail(text: str) -> str:
+    """The last MAX_PRINTED_LINES lines of what a test printed, each cut to
+    MAX_PRINTED_LINE characters."""
+    lines = text.rstrip("\n").splitlines()[-MAX_PRINTED_LINES:]
+    return "\n".join(line if len(line) <= MAX_PRINTED_LINE else line[:MAX_PRINTED_LINE] + " ..."
+                     for line in lines)
 
 
 def capped(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
@@ -173,13 +199,15 @@ def raised_message(rec: TestRecord) -> str:
         at = f"{named} ({where['file']}:{where['line']})" if named else \
             f"{where['file']}:{where['line']}"
     error = rec.error or "an exception"
+    if rec.cause is not None and rec.cause.cause is Cause.MISSING_NAME:
+        return sentence(rec.cause)
     if rec.error_type == "NotImplementedError":
         return (f"not implemented yet: {at} still raises NotImplementedError" if at else
                 "not implemented yet (a stub still raises NotImplementedError)")
     if rec.cause is not None and rec.cause.cause is Cause.FORBIDDEN_IMPORT:
-        return render(Why(Cause.FORBIDDEN_IMPORT, module=rec.cause.module,
-                          file=where["file"] if where else None,
-                          line=where["line"] if where else None))
+        return sentence(Reason(Cause.FORBIDDEN_IMPORT, module=rec.cause.module,
+                            file=where["file"] if where else None,
+                            line=where["line"] if where else None))
     if at:
         return f"{error}, raised in {at}"
     if rec.where:  # raised in the test itself (e.g. an assertion about your result)
@@ -208,16 +236,16 @@ def _student_message(redacted: bool, rec: TestRecord, details: list[str],
     if not redacted:
         shown = details[:6] + ([f"... and {len(details) - 6} more"] if len(details) > 6 else [])
         return "\n".join(shown)
-    if rec.status == "refused":  # the grader could not keep the goldens secret
-        return f"{failed} {render(rec.cause) if rec.cause is not None else rec.error}"
-    if rec.status == "ended" and rec.outcome != "passed" and rec.error_type:
+    if rec.status == Status.REFUSED:  # the grader could not keep the goldens secret
+        return f"{failed} {sentence(rec.cause) if rec.cause is not None else rec.error}"
+    if rec.status == Status.ENDED and rec.outcome != Outcome.PASSED and rec.error_type:
         return f"{failed} It raised {rec.error_type}."
     return failed
 
 
-def task_stores(assignment: Assignment, visibilities: tuple[str, ...],
+def task_stores(assignment: Assignment, visibilities: tuple[Visibility, ...],
                 task: int | None = None,
-                ids: frozenset[str] | None = None) -> dict[str, GoldenStore]:
+                ids: frozenset[str] | None = None) -> dict[Visibility, GoldenStore]:
     """The golden stores, restricted to one handout task's tests when `task` is given and to
     the tests named in `ids` when that is given."""
     stores = load_stores(assignment, visibilities)
@@ -231,20 +259,22 @@ def task_stores(assignment: Assignment, visibilities: tuple[str, ...],
 
 def task_numbers(assignment: Assignment) -> list[int]:
     """The task numbers the public tests name."""
-    return sorted({t.task for t in load_stores(assignment, ("public",))["public"].tests.values()
-                   if t.task is not None})
+    public = load_stores(assignment, (Visibility.PUBLIC,))[Visibility.PUBLIC]
+    return sorted({t.task for t in public.tests.values() if t.task is not None})
 
 
-def all_failed(assignment: Assignment, visibilities: tuple[str, ...], problems: list[str],
+def all_failed(assignment: Assignment, visibilities: tuple[Visibility, ...], problems: list[Reason],
                notes: list[str], started: float, task: int | None = None,
-               ids: frozenset[str] | None = None) -> AssignmentGrade:
+               ids: frozenset[str] | None = None, graded: bool = True) -> AssignmentGrade:
     """Every test of the assignment (of `task`, if given) failed, not run, for the first of
-    `problems`."""
+    `problems` (its first line in each message); in a grading (`graded`), a `fixed` test is
+    worth nothing, as on a draw (grading/draws.py)."""
     tests = []
+    reason = problems[0]
     for vis, store in task_stores(assignment, visibilities, task, ids).items():
         for test_id, spec in store.tests.items():
-            reason = problems[0].splitlines()[0]
-            tests.append(TestResult(assignment.name, test_id, spec.file, vis, spec.points,
-                                    False, NOT_RUN + reason, task=spec.task,
+            points = 0.0 if graded and spec.fixed else spec.points
+            tests.append(TestResult(assignment.name, test_id, spec.file, vis, points,
+                                    False, NOT_RUN + first_line(reason), task=spec.task,
                                     task_title=spec.task_title, not_run=reason))
     return AssignmentGrade(assignment, tests, problems, notes, time.monotonic() - started)

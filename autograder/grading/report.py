@@ -17,13 +17,16 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from ..assignments import Visibility
+from ..backends.base import Outcome
+from ..backends.causes import Cause, Reason
+from .cause_text import first_line, sentence
 from .judge import AssignmentGrade, TestResult
 from .results import GRADESCOPE_VISIBILITY, RESULTS_KEY, machine_fields
 from .safe_text import utf8_json, visible
 from .tasks import natural_key
 
 SCHEMA_PATH = Path(__file__).with_name("gradescope_schema.json")
-NOT_IMPLEMENTED = "not implemented yet (the stub still raises NotImplementedError)"
 MAX_NAMES = 6
 MAX_ASSIGNMENT_TEXT = 512 * 1024  # characters of one assignment's messages in results.json
 MAX_SUMMARY_LINES = 40  # problem and note lines per assignment in the top-level output
@@ -31,6 +34,7 @@ CUT_NOTE = "(cut: this submission's report reached its size limit)"
 NAME_SEP = " · "  # between assignment, task label and test id in a test's display name
 HINT_PREFIX = "Hint: "  # a shown hint's line in a test's output
 ALSO_PREFIX = "Also consistent with: "  # the line of a test's second hint (hints.rank_across_run)
+PRINTED_HEAD = "It printed (the last lines):"  # before a failing public test's printed lines
 MAX_REASON = 500  # characters of a not-run reason in a test's machine fields (one line)
 
 
@@ -41,7 +45,7 @@ class Results:
     `warnings` of this run."""
 
     grades: list[AssignmentGrade]
-    problems: list[str] = field(default_factory=list)
+    problems: list[Reason] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     execution_time: float = 0.0
 
@@ -53,9 +57,14 @@ class Results:
     def max_score(self) -> float:
         return sum(g.max_score for g in self.grades)
 
+    @property
+    def messages(self) -> list[str]:
+        """What concerns the submission as a whole, as text: the warnings, then the problems."""
+        return self.warnings + [sentence(p) for p in self.problems]
+
     def gradescope(self) -> dict:
         """results.json in Gradescope's schema."""
-        return results_json(self.grades, self.execution_time, self.warnings + self.problems)
+        return results_json(self.grades, self.execution_time, self.messages)
 
     def instructor(self) -> dict:
         """What only the instructor sees (OUT/instructor.json): hints of hidden tests too."""
@@ -117,15 +126,18 @@ def results_json(grades: list[AssignmentGrade], execution_time: float,
         summary += [budget.take(line) for line in visible_summary(grade)]
         for k, t in enumerate(task_order(grade.tests), 1):
             text = t.message
-            shown = list(t.hints) if t.visibility == "public" else []
+            shown = list(t.hints) if t.visibility == Visibility.PUBLIC else []
             text += "".join(f"\n{ALSO_PREFIX if i else HINT_PREFIX}{h}"
                             for i, h in enumerate(shown))
+            if t.printed and t.visibility == Visibility.PUBLIC:
+                text += f"\n{PRINTED_HEAD}\n" + "\n".join(f"| {ln}" for ln in t.printed.splitlines())
             tags = [a.name, Path(t.file).stem] + ([f"task {t.task}"] if t.task is not None else [])
-            not_run = None if t.not_run is None else visible(t.not_run).rstrip()[:MAX_REASON]
+            not_run = None if t.not_run is None else \
+                visible(first_line(t.not_run)).rstrip()[:MAX_REASON]
             tests.append({
                 "name": display_name(t), "number": f"{a.number}.{k}",
                 "score": t.points, "max_score": t.max_points,
-                "status": "passed" if t.passed else "failed",
+                "status": Outcome.PASSED if t.passed else Outcome.FAILED,
                 "output": budget.take(text.strip()),
                 "visibility": GRADESCOPE_VISIBILITY[t.visibility],
                 "tags": tags,
@@ -142,11 +154,26 @@ def results_json(grades: list[AssignmentGrade], execution_time: float,
         "tests": tests,
         "extra_data": {RESULTS_KEY: {"notes": [f"{g.assignment.name}: {visible(n)}"
                                               for g in grades for n in g.notes],
-                                     # how each assignment's children started: "warm" (zygote
-                                     # forks), "cold" (fresh interpreters) or "mixed"
+                                     # why an assignment's package did not run: one line each
+                                     "package_errors": {
+                                         g.assignment.name: visible(why)[:MAX_REASON]
+                                         for g in grades if (why := package_problem(g))},
+                                     # how each assignment's children started (RunPath)
                                      "paths": {g.assignment.name: g.run.path
                                                for g in grades if g.run is not None}}},
     }
+
+
+def package_problem(grade: AssignmentGrade) -> str | None:
+    """One line: why the assignment's package did not run (its import failed, or imported a
+    forbidden module while being imported), from its run's causes (the first line of the
+    cause's text, cause_text.first_line); None when it ran, or no run said why (every child
+    redacted)."""
+    if grade.run is None or not grade.run.package_error:
+        return None
+    whys = sorted(grade.run.collect_errors, key=lambda why: why.cause not in (
+        Cause.PACKAGE_IMPORT, Cause.FORBIDDEN_IMPORT))
+    return first_line(whys[0]) if whys else None
 
 
 def instructor_json(grades: list[AssignmentGrade]) -> dict:
@@ -164,12 +191,12 @@ def display_name(t: TestResult) -> str:
 
 def visible_summary(grade: AssignmentGrade) -> list[str]:
     """What a student may read before release: public points only, per assignment and task."""
-    public = [t for t in grade.tests if t.visibility == "public"]
+    public = [t for t in grade.tests if t.visibility == Visibility.PUBLIC]
     score, total = _points(public)
-    hidden = any(t.visibility == "hidden" for t in grade.tests)
+    hidden = any(t.visibility == Visibility.HIDDEN for t in grade.tests)
     lines = [f"{grade.assignment.name}: {score:g} / {total:g} public points"
              + (" (hidden tests are scored when grades are published)" if hidden else "")]
-    said = grade.problems + grade.notes
+    said = [sentence(p) for p in grade.problems] + grade.notes
     lines += [f"  {p}" for p in said[:MAX_SUMMARY_LINES]]
     if len(said) > MAX_SUMMARY_LINES:
         lines.append(f"  ... {len(said) - MAX_SUMMARY_LINES:,} more problems and notes cut")
@@ -179,7 +206,7 @@ def visible_summary(grade: AssignmentGrade) -> list[str]:
     return lines
 
 
-def write(out_dir: Path, results: Results) -> Path:
+def write_reports(out_dir: Path, results: Results) -> Path:
     """OUT/results.json (what the student sees) and OUT/instructor.json beside it; returns the
     former's path."""
     path = write_results(out_dir, results.gradescope())
@@ -203,14 +230,7 @@ def write_instructor(out_dir: Path, data: dict) -> Path:
     return path
 
 
-def _summary(t: TestResult) -> str:
-    """Failures that say the same thing are listed together."""
-    if t.message == "not implemented yet (a stub still raises NotImplementedError)":
-        return NOT_IMPLEMENTED
-    return t.message
-
-
-def render(grades: list[AssignmentGrade], console: Console | None = None,
+def print_report(grades: list[AssignmentGrade], console: Console | None = None,
            title: str | None = None, problems: list[str] = (), timing: bool = True) -> None:
     """Per task: its points, then its tests, what failed (alike failures grouped), and each
     distinct misconception hint once, with the tests it explains."""
@@ -224,7 +244,7 @@ def render(grades: list[AssignmentGrade], console: Console | None = None,
         pct = 100 * grade.score / grade.max_score if grade.max_score else 0
         console.print(f"[bold]{a.number}. {_e(a.title)}[/]")
         for p in grade.problems:
-            console.print(f"[bold red]problem:[/] {_e(p)}")
+            console.print(f"[bold red]problem:[/] {_e(sentence(p))}")
         for n in grade.notes:
             console.print(f"[yellow]note:[/] {_e(n)}")
         not_run = all(t.not_run is not None for t in grade.tests)
@@ -253,7 +273,7 @@ def _render_task(label: str, tests: list[TestResult], console: Console) -> None:
     width = max(len(t.id) for t in tests) + 2
     for t in tests:
         sign = "[green]✓[/]" if t.passed else "[red]✗[/]"
-        hidden = " [dim](hidden)[/]" if t.visibility == "hidden" else ""
+        hidden = " [dim](hidden)[/]" if t.visibility == Visibility.HIDDEN else ""
         console.print(f"    {sign} {_e(t.id.ljust(width))}{t.points:g}/{t.max_points:g}"
                       f"{hidden}")
     groups: dict[str, list[TestResult]] = {}
@@ -261,7 +281,7 @@ def _render_task(label: str, tests: list[TestResult], console: Console) -> None:
     first: set[str] = set()  # hints named first by some test; the others are "also consistent"
     for t in tests:
         if not t.passed:
-            groups.setdefault(_summary(t), []).append(t)
+            groups.setdefault(t.message, []).append(t)
             first.update(t.hints[:1])
             for h in t.hints:
                 hints.setdefault(h, []).append(t)
@@ -271,6 +291,11 @@ def _render_task(label: str, tests: list[TestResult], console: Console) -> None:
         console.print(f"    [red]✗ {_e(label_)}[/]: {_e(lines[0])}")
         for line in lines[1:]:
             console.print(f"        {_e(line)}")
+    for t in tests:
+        if not t.passed and t.printed and t.visibility == Visibility.PUBLIC:
+            console.print(f"    [dim]{_e(t.id)} printed (the last lines):[/]")
+            for line in t.printed.splitlines():
+                console.print(f"      [dim]|[/] {_e(line)}")
     for hint, explained in sorted(hints.items(), key=lambda item: item[0] not in first):
         label_ = "Hint:" if hint in first else "Also consistent with:"
         console.print(f"    [bold magenta]{label_}[/] {_e(hint)} [dim](explains "

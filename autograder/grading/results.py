@@ -2,7 +2,9 @@
 
 report.results_json writes, beside each test's display fields (name, output, ...), the machine
 fields under the test's Gradescope `extra_data` (RESULTS_KEY): assignment, task, task title,
-test id, file, visibility, the hints shown and the not-run reason. `read_results` validates a
+test id, file, visibility, the hints shown and the not-run reason; and under the run's own
+`extra_data` (RESULTS_KEY), intake's notes and, per assignment, the one-line reason its package
+did not import (`package_errors`: a reason to show, as `not_run` is, never one to parse). `read_results` validates a
 results.json (a path, bytes or an already parsed dict) once, where it enters a trusted process,
 and returns a `GradedRun` of frozen `GradedTest`s; gradebook, class report, bulk and the regrade
 preview read only these, never a display string, so report.py may word its text freely.
@@ -17,15 +19,18 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..assignments import Visibility
+from ..backends.base import Outcome
 from .safe_text import visible
 
 INSTRUCTOR_KEY = "instructor"  # classroom/job.py's extra top-level key; never written into results.json
 RESULTS_KEY = "autograder"  # the key under a test's extra_data that holds its machine fields
 VERSION = 1
-GRADESCOPE_VISIBILITY = {"public": "visible", "hidden": "after_published"}  # ours -> Gradescope's
+# ours -> Gradescope's
+GRADESCOPE_VISIBILITY = {Visibility.PUBLIC: "visible", Visibility.HIDDEN: "after_published"}
 MAX_FILE = 64 * 2**20  # bytes of one results.json read from disk
 
 
@@ -36,7 +41,7 @@ class ResultsError(ValueError):
 @dataclass(frozen=True)
 class GradedTest:
     """One graded test as the machine fields say: `task` is the handout's task number (None:
-    the test names no task), `visibility` "public" or "hidden", `hints` the misconception hints
+    the test names no task), `visibility` public or hidden, `hints` the misconception hints
     shown with it (public tests only), `not_run` why it was not run (None: it ran)."""
 
     name: str  # results.json's display name: an opaque key (instructor.json uses it)
@@ -45,7 +50,7 @@ class GradedTest:
     task_title: str
     test_id: str
     file: str
-    visibility: str
+    visibility: Visibility
     score: float
     max_score: float
     passed: bool
@@ -69,16 +74,34 @@ class GradedRun:
     tests: tuple[GradedTest, ...]
     instructor_hints: Mapping[str, tuple[str, ...]]
     notes: tuple[str, ...] = ()  # intake's decisions (files left out, ...): "<assignment>: ..."
+    # why an assignment's package did not run (its import failed): one line per assignment
+    package_errors: Mapping[str, str] = field(default_factory=dict)
 
     def of(self, assignment: str) -> list[GradedTest]:
         """The tests that belong to `assignment`."""
         return [t for t in self.tests if t.assignment == assignment]
 
     def rejection(self) -> list[str]:
-        """Why nothing of the submission ran (every test not run: their reasons), else []."""
+        """Why nothing of the submission was graded, one line each: every test not run (their
+        reasons), or every assignment's package refused by intake or failing to import (its
+        reason, after "<assignment>: " when there are several); else []."""
         if self.tests and all(t.not_run is not None for t in self.tests):
             return sorted({t.not_run for t in self.tests})
-        return [] if self.tests else [self.output.strip() or "nothing graded"]
+        if not self.tests:
+            return [self.output.strip() or "nothing graded"]
+        names = list(dict.fromkeys(t.assignment for t in self.tests))
+        if not self.package_errors or not all(
+                a in self.package_errors or all(t.not_run is not None for t in self.of(a))
+                for a in names):
+            return []
+        reasons = {a: self.package_errors.get(a) or "; ".join(sorted(
+            {t.not_run for t in self.of(a)})) for a in names}
+        return [f"{a}: {why}" if len(names) > 1 else why for a, why in reasons.items()]
+
+    def package_problems(self) -> list[str]:
+        """"<assignment>: why its package did not run" for each assignment whose package
+        failed to import (also where other assignments of the submission were graded)."""
+        return [f"{a}: {why}" for a, why in self.package_errors.items()]
 
     def misconceptions(self) -> set[str]:
         """Every hint that fired for this submission: the public tests' and the instructor-only
@@ -88,7 +111,7 @@ class GradedRun:
 
 
 def machine_fields(assignment: str, task: int | None, task_title: str, test_id: str, file: str,
-                   visibility: str, hints: list[str], not_run: str | None) -> dict:
+                   visibility: Visibility, hints: list[str], not_run: str | None) -> dict:
     """A test's extra_data as report.results_json writes it (the writer's half of the contract)."""
     return {RESULTS_KEY: {"version": VERSION, "assignment": assignment, "task": task,
                           "task_title": task_title, "test_id": test_id, "file": file,
@@ -128,7 +151,7 @@ def _test(t: object, k: int) -> GradedTest:
     vis, shown = fields.get("visibility"), t.get("visibility")
     if not any(vis == ours and shown == theirs for ours, theirs in GRADESCOPE_VISIBILITY.items()):
         raise ResultsError(f"{where}: visibility {visible(str(vis))!r} does not match the test's")
-    if t.get("status") not in ("passed", "failed"):
+    if t.get("status") not in tuple(Outcome):
         raise ResultsError(f"{where}: status is neither passed nor failed")
     score, top = _number(t.get("score"), f"{where}.score"), _number(t.get("max_score"),
                                                                    f"{where}.max_score")
@@ -140,8 +163,8 @@ def _test(t: object, k: int) -> GradedTest:
         assignment=_text(fields.get("assignment"), f"{where}: assignment"),
         task=task, task_title=_text(fields.get("task_title"), f"{where}: task_title"),
         test_id=_text(fields.get("test_id"), f"{where}: test_id"),
-        file=_text(fields.get("file"), f"{where}: file"), visibility=vis,
-        score=score, max_score=top, passed=t["status"] == "passed",
+        file=_text(fields.get("file"), f"{where}: file"), visibility=Visibility(vis),
+        score=score, max_score=top, passed=t["status"] == Outcome.PASSED,
         hints=_hints(fields.get("hints"), f"{where}: hints"),
         not_run=None if not_run is None else _text(not_run, f"{where}: not_run"))
 
@@ -185,7 +208,13 @@ def read_results(source: str | Path | bytes | dict,
                         else _parse(instructor, "instructor.json"))
     extra = data.get("extra_data") if isinstance(data.get("extra_data"), dict) else {}
     fields = extra.get(RESULTS_KEY) if isinstance(extra.get(RESULTS_KEY), dict) else {}
+    errors = fields.get("package_errors", {})
+    if not isinstance(errors, dict):
+        raise ResultsError("extra_data package_errors is not an object")
     return GradedRun(_number(data.get("score"), "score"),
                      _number(data.get("max_score"), "max_score"),
                      _text(data.get("output", ""), "output"), tests, hints,
-                     _hints(fields.get("notes", []), "extra_data notes"))
+                     _hints(fields.get("notes", []), "extra_data notes"),
+                     {_text(a, "extra_data package_errors: a name"):
+                      _text(why, "extra_data package_errors: a reason")
+                      for a, why in errors.items()})

@@ -1,18 +1,24 @@
 """The golden store, typed: what `make goldens` writes and the trusted parent alone reads.
 
-tests/<a>/goldens/<store>.json, a store per visibility plus the public tests' graded input set
-(public ships to students; hidden and graded never leave the parent):
+tests/<a>/goldens/<visibility>.json, a store per visibility (public ships to students; hidden
+never leaves the trusted parent):
   {"assignment", "visibility", "cold_seconds",
-   "tests": {id: {"points", "timeout", "file", "task", "task_title", "seconds",
+   "tests": {id: {"points", "timeout", "file", "task", "task_title", "seconds", "fixed",
                   "observations": {name: {"kind", "atol", "rtol", "check", "expected"}}}},
    "mutants": {name: {"hint", "values": {id: {obs: value}}, "fails": [id, ...],
                       "raises": {id: {"kind", "at", "recorded": [obs, ...]}},
                       "tags": {id: {obs: tag}}}},
-   "seed_salt" (graded only)}
-tests/<a>/inputs/<store>.json (enters the sandbox): {id: encoded cases}
-The graded store (`assignments.GRADED_INPUTS`) holds the public tests, visibility "public", with
-the expected values, mutant values and points for inputs drawn from its salted seeds; a test
-whose inputs do not depend on the seed (a worked example) carries no points there.
+   "draw_secret" (hidden only), "origin": {"torch", "numpy", "cpu_capability", "threads",
+   "kernels", "machine", "cpu"}}
+tests/<a>/inputs/<visibility>.json (enters the sandbox): {id: encoded cases}
+These are the published (and stored hidden) inputs: `check` judges on them, and hints compare
+a student's values on them with the mutants'. A grading judges on inputs drawn for it alone
+(grading/draws.py, keyed by `draw_secret`); a test marked `fixed` (its inputs or its expected
+values are the same on every draw: a worked example, a verdict) carries no points there.
+
+`origin` says what made the values (autograder/authoring/origin.py): the numeric libraries, the
+CPU capability and thread count torch ran with, the machine; stores written before it have none
+({}). Values from another origin compare within float_policy's allowance.
 
 `seconds` (the reference's slowest measured run of the test) and `cold_seconds` (the one-off
 costs any test may pay first) size the per-test limits (autograder/backends/timeouts.py); stores written
@@ -36,8 +42,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..assignments import VISIBILITIES, Assignment
-from .tasks import full_titles
+from ..assignments import VISIBILITIES, Assignment, Visibility
+from .tasks import whole_task_titles
 
 
 class StoreError(Exception):
@@ -65,6 +71,9 @@ class TestSpec:
     task: int | None = None  # the handout's task number (autograder/grading/tasks.py); None: unknown
     task_title: str = ""
     seconds: float | None = None  # the reference's slowest measured run (timeouts.py)
+    # the same inputs or expected values on every draw: learned once, replayed anywhere, so it
+    # carries no points in a grading (grading/draws.py); `check` still counts it
+    fixed: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,7 +85,7 @@ class MutantValues:
     observation (in the test's recording order) it did not record, "recorded": the observations
     it recorded before raising}; `tags[test][obs]` = the tag its value got from the named
     check (docs/WRITING_TESTS.md, "Hints"); `unkept[test]` = the observations whose wrong value
-    was too large to keep (the mutant fails them; its value is unknown to hints). Stores
+    was too large to keep (the mutant fails them; hints know it by `digests` only). Stores
     written before raise sites existed have none (`has_raises` False: regenerate them)."""
 
     name: str
@@ -87,18 +96,24 @@ class MutantValues:
     tags: dict[str, dict[str, str]] = field(default_factory=dict)
     has_raises: bool = True
     unkept: dict[str, list[str]] = field(default_factory=dict)
+    # digests[test][obs]: hints.value_digest of an unkept value (matched bit for bit)
+    digests: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class GoldenStore:
     assignment: str
-    visibility: str
+    visibility: Visibility
     tests: dict[str, TestSpec]
     mutants: dict[str, MutantValues]
     cold_seconds: float | None = None  # one-off costs any of its tests may pay (timeouts.py)
-    # the graded input set's store only: the salt its inputs' seeds were drawn with (kept so
-    # that a regeneration reproduces them; instructor-only, like the store itself)
-    seed_salt: str = ""
+    # the hidden store only: the key of every grading's draw (grading/draws.py); instructor-only,
+    # like the store itself, and kept by a regeneration
+    draw_secret: str = ""
+    origin: dict = field(default_factory=dict)  # what made the values (authoring/origin.py)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "visibility", Visibility(self.visibility))
 
     @classmethod
     def from_dict(cls, data: dict) -> GoldenStore:
@@ -107,15 +122,19 @@ class GoldenStore:
                                    {name: ObservationSpec(**o)
                                     for name, o in t["observations"].items()},
                                    t.get("task"), t.get("task_title", ""),
-                                   _seconds(t.get("seconds")))
+                                   _seconds(t.get("seconds")), t.get("fixed") is True)
                      for tid, t in data["tests"].items()}
             mutants = {name: MutantValues(name, m["hint"], m.get("values", {}),
                                           tuple(m.get("fails", ())), m.get("raises", {}),
                                           m.get("tags", {}), "raises" in m,
-                                          m.get("unkept", {}))
+                                          m.get("unkept", {}), m.get("digests", {}))
                        for name, m in data.get("mutants", {}).items()}
+            origin = data.get("origin") or {}
+            if not isinstance(origin, dict):
+                raise TypeError(f"origin is {type(origin).__name__}, not an object")
             return cls(data["assignment"], data["visibility"], tests, mutants,
-                       _seconds(data.get("cold_seconds")), str(data.get("seed_salt", "")))
+                       _seconds(data.get("cold_seconds")), str(data.get("draw_secret", "")),
+                       origin)
         except (KeyError, TypeError, ValueError) as e:
             raise StoreError(f"malformed golden store ({type(e).__name__}: {e})") from None
 
@@ -125,32 +144,24 @@ class GoldenStore:
             tests[tid] = {"points": t.points, "timeout": t.timeout, "file": t.file,
                           "observations": {n: asdict(o) for n, o in t.observations.items()},
                           "task": t.task, "task_title": t.task_title, "seconds": t.seconds}
+            if t.fixed:
+                tests[tid]["fixed"] = True
         mutants = {name: {"hint": m.hint, "values": m.values, "fails": list(m.fails),
                           "raises": m.raises, "tags": m.tags,
-                          **({"unkept": m.unkept} if m.unkept else {})}
+                          **({"unkept": m.unkept} if m.unkept else {}),
+                          **({"digests": m.digests} if m.digests else {})}
                    for name, m in self.mutants.items()}
         data = {"assignment": self.assignment, "visibility": self.visibility, "tests": tests,
                 "mutants": mutants, "cold_seconds": self.cold_seconds}
-        if self.seed_salt:
-            data["seed_salt"] = self.seed_salt
+        if self.draw_secret:
+            data["draw_secret"] = self.draw_secret
+        if self.origin:
+            data["origin"] = self.origin
         return data
 
     def dump(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":")) + "\n")
-
-    def mutant_values(self, test_id: str, observation: str) -> list[tuple[str, Any]]:
-        """(hint, value) of every mutant whose value for this observation fails the golden."""
-        return [(m.hint, m.values[test_id][observation]) for m in self.mutants.values()
-                if observation in m.values.get(test_id, {})]
-
-    def mutant_tags(self, test_id: str, observation: str) -> list[tuple[str, str]]:
-        """(hint, tag) of every mutant whose value for this named check got a failure tag."""
-        return [(m.hint, m.tags[test_id][observation]) for m in self.mutants.values()
-                if observation in m.tags.get(test_id, {})]
-
-    def mutants_failing(self, test_id: str) -> list[str]:
-        return [m.name for m in self.mutants.values() if test_id in m.fails]
 
 
 def _seconds(value: object) -> float | None:
@@ -160,10 +171,10 @@ def _seconds(value: object) -> float | None:
     return float(value) if 0 <= value < float("inf") else None
 
 
-def load_store(assignment: Assignment, store: str, base: Path | None = None) -> GoldenStore:
-    """The golden store `store` (a visibility or GRADED_INPUTS); shared, never to be changed."""
+def load_store(assignment: Assignment, store: Visibility, base: Path | None = None) -> GoldenStore:
+    """The golden store of visibility `store`; shared, never to be changed."""
     path = assignment.goldens_path(store, base)
-    files = (*assignment.test_files("public"), *assignment.test_files("hidden"))
+    files = tuple(f for v in VISIBILITIES for f in assignment.test_files(v))
     try:
         key = (_identity(path), *map(_identity, files))
     except FileNotFoundError:
@@ -180,7 +191,7 @@ def _parsed_store(path: Path, files: tuple[Path, ...], key: tuple) -> GoldenStor
     except ValueError as e:
         raise StoreError(f"{path}: not JSON ({e})") from None
     store = GoldenStore.from_dict(data)
-    titles = full_titles(list(files))
+    titles = whole_task_titles(list(files))
     return replace(store, tests={tid: replace(t, task_title=titles.get(t.task, t.task_title))
                                  for tid, t in store.tests.items()})
 
@@ -191,9 +202,20 @@ def _identity(path: Path) -> tuple:
     return str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
-def load_stores(assignment: Assignment, visibilities: tuple[str, ...] = VISIBILITIES,
-                base: Path | None = None) -> dict[str, GoldenStore]:
+def load_stores(assignment: Assignment, visibilities: tuple[Visibility, ...] = VISIBILITIES,
+                base: Path | None = None) -> dict[Visibility, GoldenStore]:
     return {v: load_store(assignment, v, base) for v in visibilities}
+
+
+def reference_seconds(assignment: Assignment, visibilities: tuple[str, ...] = ("public",)
+                      ) -> float:
+    """The reference's stored test seconds over `visibilities` (0 where a store is missing or
+    unreadable): what orders work longest first."""
+    try:
+        return sum(t.seconds or 0.0 for v in visibilities
+                   for t in load_store(assignment, v).tests.values())
+    except (StoreError, OSError, ValueError, KeyError, TypeError):
+        return 0.0
 
 
 def load_inputs(assignment: Assignment, store: str, base: Path | None = None) -> dict:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..assignments import Assignment
 from ..atomic import write_atomic
+from ..backends.causes import Reason
 from .intake import staging_dir, take_in
 
 # A fixed timestamp: the same package gives the same zip, byte for byte.
@@ -25,12 +26,15 @@ ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 @dataclass
 class Packed:
     """The zip written (`path`, None when refused), its entries, and what intake said: fatal
-    `problems` (nothing written) and informational `notes` (files left out)."""
+    `problems` (nothing written) and informational `notes` (files left out). `removed`: the
+    zip a refused submit deleted (an earlier one at the same path, which no longer matches the
+    code), None if there was none."""
 
     path: Path | None
     files: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[Reason] = field(default_factory=list)  # worded by grading/cause_text
     notes: list[str] = field(default_factory=list)
+    removed: Path | None = None
 
 
 def default_zip(assignment: Assignment) -> Path:
@@ -41,12 +45,19 @@ def default_zip(assignment: Assignment) -> Path:
 def pack(assignment: Assignment, impl: Path, out: Path) -> Packed:
     """Find the assignment's package in `impl` (at the top or one folder down), stage it as the
     grader does, and write its staged .py files to the zip `out` (atomically). With intake
-    problems (no package, a syntax error, a forbidden import, ...) nothing is written."""
+    problems (no package, a syntax error, a forbidden import, ...) nothing is written, and a
+    zip already at `out` is removed: a refused submit never leaves an older zip ready to
+    upload."""
     work = staging_dir()
     try:
         part, = take_in(impl, work, [assignment]).parts
         if part.impl_root is None:
-            return Packed(None, problems=list(part.problems), notes=list(part.notes))
+            removed = None
+            if out.is_file() or out.is_symlink():
+                out.unlink()
+                removed = out
+            return Packed(None, problems=list(part.problems), notes=list(part.notes),
+                          removed=removed)
         staged = part.impl_root
         files = sorted(p.relative_to(staged).as_posix() for p in staged.rglob("*.py"))
         buffer = io.BytesIO()

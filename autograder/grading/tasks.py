@@ -10,7 +10,8 @@ import functools
 import re
 from pathlib import Path
 
-from ..sandbox.pyparse import parse
+from ..assignments import Visibility
+from ..sandbox.threadsafe_ast import parse
 
 # "Task 4: backward(): seeding, ..."; also "Task 4 (hidden): ..." and "Task 4 — ..."
 TASK_LINE = re.compile(r"^Task\s+(\d+)\s*(?:\([^)]*\))?\s*(?::|—|–|-)\s*(.*)$")
@@ -57,7 +58,7 @@ def _module_docstring(path: str, mtime_ns: int, size: int) -> str:
         return (ast.get_docstring(parse(f.read())) or "").strip()
 
 
-def full_titles(files: list[Path]) -> dict[int, str]:
+def whole_task_titles(files: list[Path]) -> dict[int, str]:
     """{task: its whole title (never cut with "…")} from the files' docstrings; the first
     file naming a task gives its title."""
     titles: dict[int, str] = {}
@@ -68,13 +69,14 @@ def full_titles(files: list[Path]) -> dict[int, str]:
     return titles
 
 
-def task_table(files_by_visibility: dict[str, list[Path]]) -> dict[tuple[str, str], tuple[int, str]]:
+def task_table(files_by_visibility: dict[Visibility, list[Path]]
+               ) -> dict[tuple[Visibility, str], tuple[int, str]]:
     """{(visibility, file name): (task number, title)} for every file that names its task. A
     task's title is its public file's (hidden files describe their extra cases instead)."""
     found = {(vis, f.name): task_of_file(f) for vis, files in files_by_visibility.items()
              for f in files}
     titles: dict[int, str] = {}
-    for _, task in sorted(found.items(), key=lambda kv: kv[0][0] != "public"):
+    for _, task in sorted(found.items(), key=lambda kv: kv[0][0] != Visibility.PUBLIC):
         if task is not None:
             titles.setdefault(task[0], task[1])
     return {key: (task[0], titles[task[0]]) for key, task in found.items() if task is not None}

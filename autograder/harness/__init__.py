@@ -2,7 +2,7 @@
 
 Nothing here decides a grade. Tests *record* observations; the trusted parent compares them with
 goldens it alone holds (see docs/WRITING_TESTS.md). This package imports nothing else from
-`autograder`: local mode hands the plugin its checker from outside (autograder/grading/local.py).
+`autograder`: local mode hands the plugin its checker from outside (autograder/grading/local_pytest.py).
 Imported by the tests (in the child), and by the trusted parent for its plain-data decoder and
 the child's config type.
 """
@@ -18,8 +18,8 @@ from typing import Any
 from .clean_stack import clean_call
 from .plaindata import PlainDataError, encode
 
-__all__ = ["graded", "hypothesis_examples", "exception_kind", "student_where", "Recorder", "GradedSpec",
-           "clean_call"]
+__all__ = ["graded", "hypothesis_examples", "exception_kind", "outcome", "student_where", "Recorder",
+           "GradedSpec", "clean_call"]
 
 KINDS = ("exact", "close", "check")
 
@@ -96,6 +96,20 @@ def exception_kind(error: BaseException) -> str:
         if cls.__module__ == "builtins":
             return cls.__name__
     return type(error).__name__
+
+
+def outcome(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """fn(*args, **kwargs), or the name its exception is recorded by (`exception_kind`): for a
+    test that records what each of many calls gave, a value or an error, in one observation.
+    A NotImplementedError is no answer: it propagates, as in `Recorder.raises`, so the test
+    fails there and the report names the stub that still raises it in one line (a stub's error
+    recorded as a value would fail every observation, each with its own line)."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001 - the type is the observation
+        if exception_kind(e) == "NotImplementedError":
+            raise
+        return exception_kind(e)
 
 
 class Recorder:

@@ -1,8 +1,11 @@
 """Entry point of the graded child process: `python -I -B boot.py CONFIG.json`.
 
-Runs in the sandbox. Puts the harness and the implementation under test on sys.path, hides the
-assignment's forbidden modules, disables the compiled operators a rule names
-(compiled_ops.py), and runs pytest with the recording plugin and nothing else.
+Runs in the sandbox. Puts the harness and the implementation under test on sys.path, refuses
+imports of the assignment's forbidden modules (a clear message; the sandbox's view is what
+makes them absent), completes the package with a placeholder for each name the tests import
+that it lacks (missing_names.py), caps what the child prints (output.py: pytest itself captures
+nothing), records what the contract's functions return (returned.py), and runs pytest with the
+recording plugin and nothing else.
 """
 
 import importlib
@@ -93,18 +96,28 @@ def main() -> int:
     sys.path[1:1] = [cfg.impl, cfg.rootdir]  # rootdir holds common.py
     if cfg.mode != "gen":  # golden generation runs trusted code, which may use oracles
         sys.meta_path.insert(0, ForbiddenImportBlocker(cfg.forbidden, cfg.impl))
-        from autograder.harness.compiled_ops import disable_compiled_operators
+    if cfg.package:
+        from autograder.harness.missing_names import PackageCompleter
 
-        disable_compiled_operators(cfg.forbidden)
+        sys.meta_path.insert(0, PackageCompleter({cfg.package: cfg.package_names}))
     os.chdir(cfg.workdir)
     import pytest
 
-    from autograder.harness import plugin
+    from autograder.harness import output, plugin
 
+    budget = output.PrintBudget()
+    output.install(budget)  # what the child prints is capped and counted; pytest captures none
+    returned = None
+    if cfg.mode == "replay" and cfg.returns and cfg.package:
+        from autograder.harness.returned import ReturnedTypes
+
+        returned = ReturnedTypes(cfg.package, cfg.returns)  # the types its functions return
+        sys.meta_path.insert(0, returned.finder())
     args = [*cfg.test_files, "-q", "--rootdir", cfg.rootdir, "-c", cfg.ini,
-            "--import-mode=importlib", "--tb=short", "--no-header",
+            "--import-mode=importlib", "--tb=short", "--no-header", "--capture=no",
             *(arg for name in BLOCKED_PLUGINS for arg in ("-p", f"no:{name}"))]
-    return int(pytest.main(args, plugins=[plugin, plugin.RecordingPlugin(cfg)]))
+    recording = plugin.RecordingPlugin(cfg, budget=budget, returned=returned)
+    return int(pytest.main(args, plugins=[plugin, recording]))
 
 
 if __name__ == "__main__":

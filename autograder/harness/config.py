@@ -13,8 +13,11 @@ class ChildConfig:
     """One child's run: `mode` gen|replay, the assignment's name, where its events go, the
     run folder's paths (lib: the harness; impl: the package under test; workdir; rootdir: the
     tests; ini: pytest's), each visibility's stored inputs file, the test files to collect,
-    `plan` (test ids to run, None: every test), the forbidden modules, per-test timeouts, and
-    (gen mode) the salt of the input seeds."""
+    `plan` (test ids to run, None: every test), the forbidden modules, per-test timeouts,
+    (gen mode) the salt of the input seeds, and (replay) the package under test, the names its
+    test files import from it (missing_names.py stands in for the ones it lacks) and the
+    functions whose returned types its calls record (`returns`: name -> the contract's type,
+    which the parent judges; harness/returned.py)."""
 
     mode: str
     assignment: str
@@ -30,7 +33,10 @@ class ChildConfig:
     forbidden: list[str] = field(default_factory=list)
     timeouts: dict[str, float] = field(default_factory=dict)
     reverse: bool = False  # run the tests in reverse order (golden time: timing the reference)
-    seed_salt: str = ""  # gen mode: the graded input set's salt ("" : the published inputs)
+    seed_salt: str = ""  # gen mode: a draw's salt ("": the published inputs)
+    package: str = ""
+    package_names: list[str] = field(default_factory=list)
+    returns: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))

@@ -6,7 +6,7 @@ reachable from fixtures through `config.stash[RECORDING_PLUGIN]`. Who registers 
   test's ``cases(rng)``; the events carry inputs, metadata and observations.
 - ``replay`` (boot.py): a graded run: inputs come from the stored inputs file; events carry
   observations.
-- local (autograder/grading/local.py, config None): pytest run directly; stored public inputs, and each
+- local (autograder/grading/local_pytest.py, config None): pytest run directly; stored public inputs, and each
   observation goes to the `local_checker` given (the parent's comparison, which lives outside
   this package: nothing here imports the rest of the engine).
 
@@ -19,8 +19,8 @@ import faulthandler
 import hashlib
 import json
 import os
-import re
 import time
+import traceback
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -31,7 +31,10 @@ import pytest
 
 from . import GradedSpec, Recorder, exception_kind
 from .config import ChildConfig
+from .missing_names import missing_name
+from .output import PrintBudget
 from .plaindata import decode, encode
+from .returned import ReturnedTypes
 
 MAX_ERROR_CHARS = 2000
 HANG_DUMP_AT = 0.8  # of a test's timeout: dump the stacks, so the parent can say where it hung
@@ -49,23 +52,41 @@ def case_seed(assignment: str, test_id: str, salt: str = "") -> int:
     return zlib.crc32(f"{assignment}/{test_id}".encode())
 
 
-IMPL_FRAME = re.compile(r"(?:^|/)impl/(\S+?):(\d+): in ")
+def raised_by_collection(error: BaseException) -> BaseException:
+    """What a test file's collection really raised: the ImportError or SyntaxError that
+    pytest's CollectError wraps (its `__cause__`), else `error` itself."""
+    if isinstance(error, pytest.Collector.CollectError) and error.__cause__ is not None:
+        return error.__cause__
+    return error
 
 
-def package_import_site(text: str) -> dict | None:
-    """Where a test file's collection error entered the implementation (the traceback's
-    innermost frame under impl/), as plain fields: {"file", "line", "error" (the last error
-    line), "source" (that frame's source line)}; None when the traceback never enters it. The
-    parent words it (backends/causes.py, grading/cause_text.py)."""
-    lines = text.splitlines()
-    frames = [(i, m) for i, line in enumerate(lines) if (m := IMPL_FRAME.search(line))]
-    errors = [line[4:].strip() for line in lines if line.startswith("E   ")]
-    if not frames or not errors:
+def exception_line(error: BaseException) -> str:
+    """`Type: message` as Python's last traceback line names an exception (the type
+    module-qualified unless a builtin), its message's lines joined by spaces."""
+    kind = type(error)
+    name = kind.__qualname__ if kind.__module__ in ("builtins", "__main__") \
+        else f"{kind.__module__}.{kind.__qualname__}"
+    try:
+        message = " ".join(str(error).splitlines())
+    except Exception:  # noqa: BLE001 - a hostile __str__: the type says enough
+        message = ""
+    return (f"{name}: {message}" if message else name)[-MAX_ERROR_CHARS:]
+
+
+def package_import_site(error: BaseException, impl_root: Path) -> dict | None:
+    """Where a test file's collection error entered the implementation, read from the
+    exception itself: the innermost frame of its traceback in `impl_root`'s files, as plain
+    fields {"file" (relative to `impl_root`), "line", "error" (`exception_line`), "source"
+    (that frame's source line)}; None when the traceback never enters it. The parent words it
+    (backends/causes.py, grading/cause_text.py)."""
+    frames = [(Path(f.filename), f) for f in traceback.extract_tb(error.__traceback__)]
+    inside = [(path, f) for path, f in frames if path.is_relative_to(impl_root)]
+    if not inside:
         return None
-    i, match = frames[-1]
-    source = lines[i + 1].strip() if i + 1 < len(lines) else ""
-    return {"file": match.group(1)[-MAX_ERROR_CHARS:], "line": int(match.group(2)),
-            "error": errors[-1][-MAX_ERROR_CHARS:], "source": source[-MAX_ERROR_CHARS:]}
+    path, frame = inside[-1]
+    return {"file": path.relative_to(impl_root).as_posix()[-MAX_ERROR_CHARS:],
+            "line": frame.lineno, "error": exception_line(error),
+            "source": (frame.line or "").strip()[-MAX_ERROR_CHARS:]}
 
 
 def brief_failure(excinfo: pytest.ExceptionInfo) -> str:
@@ -74,13 +95,13 @@ def brief_failure(excinfo: pytest.ExceptionInfo) -> str:
     child's stdout is discarded; `RecordingPlugin` records the error, its type and the student's
     frame from the exception itself), and formatting it (every frame's source, read and
     laid out) was a third of a failing submission's CPU. Collection errors keep pytest's
-    format: `package_import_site` reads it."""
+    format (the student may read it); the plugin reads their exception itself."""
     return excinfo.exconly()
 
 
 def forbidden_module(error: BaseException | None) -> str | None:
     """The module a forbidden-import blocker refused (its `graded_forbidden`: boot.py's
-    finder, compiled_ops.py, the view's stubs), or None."""
+    finder, the view's stubs), or None."""
     module = getattr(error, "graded_forbidden", None)
     return module[:200] if isinstance(module, str) else None
 
@@ -113,8 +134,13 @@ class RecordingPlugin:
     """The recording plugin of one pytest session (see the module docstring)."""
 
     def __init__(self, config: ChildConfig | None, local_checker: LocalChecker | None = None,
-                 impl_root: str | None = None):
+                 impl_root: str | None = None, budget: PrintBudget | None = None,
+                 returned: ReturnedTypes | None = None):
         self.config = config
+        self.returned = returned  # a graded child's record of the contract's returned types
+        # a graded child's capped stdout and stderr (boot.py): what each test printed
+        self.budget = budget
+        self.printed: dict[str, tuple[int, str]] = {}  # test id -> (bytes, the tail)
         self.local_checker = local_checker
         # where the implementation under test lives: errors are located in its files
         self.impl_root = Path(config.impl if config else impl_root or "/nonexistent")
@@ -126,7 +152,9 @@ class RecordingPlugin:
         self.error_kinds: dict[str, str] = {}  # the first builtin class (hints match on it)
         self.wheres: dict[str, dict] = {}
         self.forbidden: dict[str, str] = {}  # test id -> the module a blocker refused it
-        self.collect_forbidden: dict[str, str] = {}  # collect report's node id -> the same
+        self.missing: dict[str, str] = {}  # test id -> the package's name it lacked (used)
+        # a failed collect report's node id -> what its exception says (pytest_exception_interact)
+        self.collected: dict[str, dict] = {}
         self.started: dict[str, float] = {}  # test id -> perf_counter at its start event
         # the child's real stderr (pytest captures fd 2 during tests): where hang dumps go
         self.stderr_fd = os.dup(2) if config is not None and config.timeouts else None
@@ -174,22 +202,26 @@ class RecordingPlugin:
 
     def pytest_exception_interact(self, node: pytest.Item | pytest.Collector,
                                   call: pytest.CallInfo, report: pytest.CollectReport) -> None:
-        """A collection error's exception (pytest calls this before pytest_collectreport): a
-        forbidden import is kept for that report (pytest's CollectError is raised from it)."""
+        """A collection error's exception (pytest calls this before pytest_collectreport),
+        kept for that report as plain fields: its line, where it entered the implementation
+        (`package_import_site`) and the module a blocker refused (pytest's CollectError is
+        raised from the ImportError)."""
         if isinstance(node, pytest.Collector) and call.excinfo is not None:
-            error = call.excinfo.value
-            module = forbidden_module(error) or forbidden_module(error.__cause__)
-            if module is not None:
-                self.collect_forbidden[report.nodeid] = module
+            error = raised_by_collection(call.excinfo.value)
+            self.collected[report.nodeid] = {
+                "exception": exception_line(error),
+                "import": package_import_site(error, self.impl_root),
+                "forbidden": forbidden_module(call.excinfo.value)
+                or forbidden_module(call.excinfo.value.__cause__)}
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
-            text = str(report.longreprtext)
-            site = package_import_site(text)
-            forbidden = self.collect_forbidden.pop(report.nodeid, None)
+            raised = self.collected.pop(report.nodeid, {})
+            site = raised.get("import")
             self.emit({"ev": "collect_error", "file": Path(str(report.fspath)).name,
-                       "error": text[-MAX_ERROR_CHARS:], "package": site is not None,
-                       "import": site, "forbidden": forbidden if site else None})
+                       "error": str(report.longreprtext)[-MAX_ERROR_CHARS:],
+                       "exception": raised.get("exception"), "package": site is not None,
+                       "import": site, "forbidden": raised.get("forbidden") if site else None})
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -197,6 +229,10 @@ class RecordingPlugin:
         if spec is not None:
             self.emit({"ev": "start", "id": spec.id})
             self.started[spec.id] = time.perf_counter()
+            if self.budget is not None:
+                self.budget.mark()
+            if self.returned is not None:
+                self.returned.mark()
             limit = self.config.timeouts.get(spec.id) if self.config else None
             if limit and self.stderr_fd is not None:
                 faulthandler.dump_traceback_later(HANG_DUMP_AT * float(limit),
@@ -209,6 +245,9 @@ class RecordingPlugin:
         spec = graded_spec(item)
         if spec is None:
             return
+        if self.budget is not None and (report.when == "call" or report.failed) \
+                and spec.id not in self.printed:
+            self.printed[spec.id] = self.budget.since_mark()  # before pytest's progress mark
         if report.failed and spec.id not in self.errors:
             excinfo = call.excinfo
             if excinfo is not None:
@@ -217,6 +256,8 @@ class RecordingPlugin:
                 self.error_kinds[spec.id] = exception_kind(excinfo.value)
                 if (module := forbidden_module(excinfo.value)) is not None:
                     self.forbidden[spec.id] = module
+                if (name := missing_name(excinfo.value)) is not None:
+                    self.missing[spec.id] = name
                 where = reported_where(excinfo.value) or self.locate(excinfo.traceback)
                 if where is not None:
                     self.wheres[spec.id] = where
@@ -253,9 +294,17 @@ class RecordingPlugin:
                  "error": self.errors.get(spec.id), "error_type": self.error_types.get(spec.id),
                  "error_kind": self.error_kinds.get(spec.id),
                  "where": self.wheres.get(spec.id), "forbidden": self.forbidden.get(spec.id),
+                 "missing": self.missing.get(spec.id),
                  "obs": rec.observations if rec else []}
         if spec.id in self.started:  # wall seconds from start to end (golden time: timeouts)
             event["seconds"] = time.perf_counter() - self.started.pop(spec.id)
+        if self.budget is not None:  # what it printed (the parent shows a failing test's tail)
+            _, tail = self.printed.pop(spec.id, (0, ""))
+            event["printed_total"] = self.budget.total  # the child's running count
+            if tail:
+                event["output"] = tail
+        if self.returned is not None and self.returned.since_mark():
+            event["returned"] = self.returned.since_mark()
         if self.config is not None and self.config.mode == "gen":
             path = Path(str(item.path))
             event["meta"] = {"points": spec.points, "timeout": spec.timeout,
@@ -266,7 +315,8 @@ class RecordingPlugin:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         # exitstatus 0 or 1 (tests passed or failed): nothing but pytest's summary follows, and
         # the parent stops the child at once; otherwise it waits for the error pytest prints
-        self.emit({"ev": "done", "exitstatus": int(exitstatus)})
+        self.emit({"ev": "done", "exitstatus": int(exitstatus),
+                   **({"printed_total": self.budget.total} if self.budget is not None else {})})
 
     def load_inputs(self, path: Path) -> dict:
         key = str(path)

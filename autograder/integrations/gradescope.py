@@ -5,26 +5,31 @@ Gradescope unpacks the zip into /autograder/source, runs `setup.sh` there once (
 builds the image) and, per submission, runs `run_autograder` with the student's files in
 /autograder/submission; it reads /autograder/results/results.json. All of run_autograder's paths
 hang off one variable, AUTOGRADER_ROOT (default /autograder), so a test can run it against a
-local folder that mimics that layout; AUTOGRADER_PYTHON names the interpreter (default: the venv
-setup.sh makes, $AUTOGRADER_ROOT/venv/bin/python, else a python3 on PATH that imports the
-course's packages, so `AUTOGRADER_ROOT=DIR bash DIR/source/run_autograder` works from the
-course's activated venv; with none, results.json says so and the script exits 1).
+local folder that mimics that layout (a relative AUTOGRADER_ROOT is taken from the folder it is
+run from); AUTOGRADER_PYTHON names the interpreter (a path, relative paths from that folder too;
+default: the venv setup.sh makes, $AUTOGRADER_ROOT/venv/bin/python, else a python3 on PATH that
+imports the course's packages, so `AUTOGRADER_ROOT=DIR bash DIR/source/run_autograder` works
+from the course's activated venv; with none, or one that is missing or lacks the packages,
+results.json is a zero saying so and the script exits 1). README.md's recipe runs it so, and
+tests/selftest/test_gradescope_readme.py runs that recipe as printed.
 
 The zip holds what the trusted parent needs, as `audiences.share("gradescope", ...)` says: the
-engine that grading needs (no instructor module), the assignment's
-assignment.toml, checks.py, common.py, public and hidden tests, inputs and goldens, and
-requirements.txt (the course's exact pins). It never holds solutions/, the mutants' code
-(solutions/mutants/*.toml, EQUIVALENT_MUTANTS.md; the goldens keep each mutant's name, hint and
-recorded values, for the misconception feedback) or the instructor scripts (crosscheck_*.py,
-make_plots.py). The files that reach the sandboxed child (common.py, the test files) go through
-the starter rule: a `### BEGIN SOLUTION` region (golden-time code) becomes `raise
-NotImplementedError`. checks.py, which only the trusted parent runs, is kept whole: its ground
-truth judges the hidden tests. The student's code runs in the course's own sandbox (`--isolation auto`), and a
-sandbox layer that Gradescope's container lacks is written into results.json's `output`.
+engine that grading needs (no instructor module), the assignment's assignment.toml, checks.py,
+common.py, public and hidden tests, inputs and goldens (the hidden store holds the draw
+secret), its reference package (solutions/<a>/: each grading's expected values are computed
+when it runs, grading/draws.py), and requirements.txt (the course's exact pins). It never
+holds the mutants' code (solutions/mutants/*.toml, EQUIVALENT_MUTANTS.md; the goldens keep each
+mutant's name, hint and recorded values, for the misconception feedback), other assignments'
+solutions, or the instructor scripts (crosscheck_*.py, make_plots.py). The copies of common.py
+and the test files that reach the sandboxed child go through the starter rule
+(backends/run_folder.py): a `### BEGIN SOLUTION` region (golden-time code) becomes `raise
+NotImplementedError`. The student's code runs in the course's own sandbox (`--isolation auto`),
+and a sandbox layer that Gradescope's container lacks is written into results.json's `output`.
 Gradescope's containers may lack user namespaces (no bubblewrap): setup.sh and every
 run_autograder (`lock_down`) make source/ root's alone (0700/0600), so the child, dropped to a
-uid of its own, cannot read the goldens; where it cannot be dropped either (the grader is not
-root), the engine refuses the hidden tests and says so in results.json.
+uid of its own, can read neither the goldens nor the reference; where it cannot be dropped
+either (the grader is not root), the engine refuses the graded tests and says so in
+results.json.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from pathlib import Path, PurePosixPath
 
 from ..assignments import VISIBILITIES, Assignment
 from ..atomic import write_atomic
-from ..audiences import STUBBED, share
+from ..audiences import share
 from ..grading.safe_text import utf8_json, visible
 
 ENGINE = Path(__file__).resolve().parent.parent
@@ -80,28 +85,45 @@ RUN_AUTOGRADER = """\
 #!/usr/bin/env bash
 # Gradescope runs this per submission (as /autograder/run_autograder, a copy of this file): the
 # engine in source/ grades submission/ into results/results.json ({assignment}, sandbox auto).
-# The interpreter: AUTOGRADER_PYTHON if set, else the venv setup.sh makes ($ROOT/venv), else
-# the first python3.11/python3 on PATH that imports the course's packages (a local run).
+# The interpreter: AUTOGRADER_PYTHON if set (a path, relative to the folder this is run from,
+# or a command name), else the venv setup.sh makes ($ROOT/venv), else the first
+# python3.11/python3 on PATH that imports the course's packages (a local run). Whatever fails
+# before the engine starts still writes a results.json: a zero with the reason.
 set -euo pipefail
 ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
-PYTHON="${{AUTOGRADER_PYTHON:-}}"
-if [ -z "$PYTHON" ] && [ -x "$ROOT/venv/bin/python" ]; then PYTHON="$ROOT/venv/bin/python"; fi
-if [ -z "$PYTHON" ]; then
-    for candidate in python3.11 python3; do
-        if command -v "$candidate" >/dev/null 2>&1 && \\
-                "$candidate" -c "import torch, rich, numpy" >/dev/null 2>&1; then
-            PYTHON="$(command -v "$candidate")"; break
-        fi
-    done
-fi
-if [ -z "$PYTHON" ]; then
-    why="no Python with the course's packages: run setup.sh (it makes the venv) or set AUTOGRADER_PYTHON"
+case "$ROOT" in /*) ;; *) ROOT="$PWD/$ROOT" ;; esac
+fail() {{  # a zero results.json saying why, one line on stderr, exit 1
     mkdir -p "$ROOT/results"
+    local why="$1"  # JSON-safe: no backslash, no quote, no control character
+    why="${{why//\\\\/}}"
+    why="${{why//\\"/}}"
+    why="${{why//[[:cntrl:]]/ }}"
     printf '{{"score": 0.0, "execution_time": 0.0, "output": "the autograder could not start: %s", %s}}\\n' \\
         "$why" '"visibility": "visible", "stdout_visibility": "hidden", "tests": []' \\
         > "$ROOT/results/results.json"
-    echo "run_autograder: $why (looked for $ROOT/venv/bin/python, python3.11, python3)" >&2
+    echo "run_autograder: $why" >&2
     exit 1
+}}
+usable() {{ "$1" -c "import torch, rich, numpy" >/dev/null 2>&1; }}
+PYTHON="${{AUTOGRADER_PYTHON:-}}"
+if [ -n "$PYTHON" ]; then
+    case "$PYTHON" in
+        */*) case "$PYTHON" in /*) ;; *) PYTHON="$PWD/$PYTHON" ;; esac ;;
+        *) PYTHON="$(command -v "$PYTHON" || echo "$PYTHON")" ;;
+    esac
+    [ -x "$PYTHON" ] || fail "AUTOGRADER_PYTHON=$AUTOGRADER_PYTHON: no such interpreter"
+    usable "$PYTHON" || \\
+        fail "AUTOGRADER_PYTHON=$AUTOGRADER_PYTHON lacks the course's packages (run setup.sh)"
+elif [ -x "$ROOT/venv/bin/python" ]; then
+    PYTHON="$ROOT/venv/bin/python"
+else
+    for candidate in python3.11 python3; do
+        if command -v "$candidate" >/dev/null 2>&1 && usable "$candidate"; then
+            PYTHON="$(command -v "$candidate")"; break
+        fi
+    done
+    [ -n "$PYTHON" ] || fail "no Python with the course's packages: run setup.sh (it makes \\
+the venv) or set AUTOGRADER_PYTHON (looked for $ROOT/venv/bin/python, python3.11, python3)"
 fi
 cd "$ROOT/source"
 export TRAINING_SYSTEMS_ROOT="$ROOT/source"
@@ -125,27 +147,15 @@ def requirements(pyproject: Path = PYPROJECT) -> str:
 
 def _tree(folder: Path, prefix: PurePosixPath, assignment: str) -> dict[str, bytes]:
     """The files under folder (course path prefix/...) that the Gradescope grader receives, as
-    `audiences.share` says: whole, or (files the sandboxed child reads) stubbed."""
-    out = {}
-    for p in sorted(folder.rglob("*")):
-        name = prefix / p.relative_to(folder).as_posix()
-        how = share("gradescope", name, assignment) if p.is_file() else None
-        if how is not None:
-            out[str(name)] = _content(p, how == STUBBED)
-    return out
-
-
-def _content(path: Path, child_side: bool) -> bytes:
-    """A file's bytes; for a .py file the sandboxed child sees, its solution regions stubbed."""
-    if child_side and path.suffix == ".py":
-        from ..authoring.starter import strip_solutions  # building the zip only: the zip's engine has no starter.py
-        return strip_solutions(path.read_text(encoding="utf-8"), str(path)).encode("utf-8")
-    return path.read_bytes()
+    `audiences.share` says (whole: the child's run folder stubs its own copies)."""
+    return {str(name): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+            and share("gradescope", name := prefix / p.relative_to(folder).as_posix(),
+                      assignment) is not None}
 
 
 def zip_contents(assignment: Assignment) -> dict[str, bytes]:
     """{path in the zip: content}: scripts, requirements, engine, the assignment's tests and
-    goldens. Raises ExportError when the goldens are missing."""
+    goldens, its reference package. Raises ExportError when the goldens are missing."""
     for vis in VISIBILITIES:
         if not assignment.goldens_path(vis).exists():
             raise ExportError(f"{assignment.name}: no {vis} goldens at "
@@ -157,6 +167,8 @@ def zip_contents(assignment: Assignment) -> dict[str, bytes]:
     files |= _tree(ENGINE, PurePosixPath("autograder"), assignment.name)
     files |= _tree(assignment.tests_dir, PurePosixPath("tests") / assignment.name,
                    assignment.name)
+    files |= _tree(assignment.solutions / assignment.package,
+                   PurePosixPath("solutions") / assignment.package, assignment.name)
     return files
 
 
@@ -234,10 +246,12 @@ def _too_big_or_odd(folder: str, names: list[str]) -> set[str]:
 def grade_in(root: Path, assignment: str) -> dict:
     """Grade root/submission (copied to a scratch folder first) for `assignment` with the
     course's sandbox in auto mode; the isolation warnings go into the output."""
+    from ..assignments import course_root
     from ..grading import pipeline
-    from ..sandbox import SandboxPolicy
+    from ..grading.job import GradeJob, JobMode
+    from ..sandbox import IsolationMode, SandboxPolicy
 
-    policy = SandboxPolicy.create("auto")
+    policy = SandboxPolicy.create(IsolationMode.AUTO)
     with tempfile.TemporaryDirectory(prefix="gradescope-") as scratch:
         submission = Path(scratch) / "submission"
         if (root / "submission").is_dir():
@@ -245,7 +259,8 @@ def grade_in(root: Path, assignment: str) -> dict:
                             ignore=_too_big_or_odd)
         else:  # nothing submitted: graded as an empty submission (zero, with the max score)
             submission.mkdir()
-        return pipeline.grade(submission, [assignment], policy).gradescope()
+        return pipeline.grade(GradeJob(submission, course_root(), JobMode.GRADE, (assignment,),
+                                       policy=policy)).gradescope()
 
 
 def run(root: Path, assignment: str) -> int:

@@ -24,12 +24,15 @@ from __future__ import annotations
 
 import pprint
 import shutil
+import tempfile
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-from ..assignments import Assignment, course_root, discover, load
+from ..assignments import Assignment, Visibility, course_root, discover, load
+from ..committed import NoCommitError, course_files, print_note
 from ..grading import tasks
 from ..grading.store import load_stores
 
@@ -54,22 +57,24 @@ class Task:
 
 
 def tasks_of(assignment: Assignment) -> list[Task]:
-    """The handout's tasks with their points (public + hidden), from the golden stores."""
+    """The handout's tasks with the points nbgrader's autograde can give (public + hidden; a
+    `fixed` test is worth nothing in a grading, grading/draws.py) and the public points a
+    student's own check counts, from the golden stores."""
     found: dict[int | None, list] = {}
     for vis, store in load_stores(assignment).items():
         for spec in store.tests.values():
             entry = found.setdefault(spec.task, [spec.task_title, 0.0, 0.0])
             entry[0] = entry[0] or spec.task_title
-            entry[1] += spec.points
-            entry[2] += spec.points if vis == "public" else 0.0
+            entry[1] += 0.0 if spec.fixed else spec.points
+            entry[2] += spec.points if vis == Visibility.PUBLIC else 0.0
     order = sorted(found, key=lambda n: (n is None, n or 0))
     return [Task(n, found[n][0], found[n][1], found[n][2]) for n in order]
 
 
-def full_titles(assignment: Assignment) -> dict[int, str]:
+def public_task_titles(assignment: Assignment) -> dict[int, str]:
     """{task: its whole title} from the public test files' docstrings (the stores keep a short
     one, cut at 60 characters with "…")."""
-    return tasks.full_titles(assignment.test_files("public"))
+    return tasks.whole_task_titles(assignment.test_files(Visibility.PUBLIC))
 
 
 def task_cell_id(number: int | None) -> str:
@@ -133,7 +138,7 @@ def lab_notebook(assignment: Assignment, questions: list[dict]):
         "from autograder.integrations.nbgrader_lab import grade_lab\n\n"
         f"lab = grade_lab({assignment.name!r})"), SETUP_CELL_ID, grade=False, solution=False,
         locked=True))
-    titles = full_titles(assignment)
+    titles = public_task_titles(assignment)
     for task in tasks_of(assignment):
         title = titles.get(task.number, task.title) if task.number is not None else ""
         label = f"Task {task.number}: {title}" if task.number is not None else "Other tests"
@@ -202,13 +207,32 @@ def config_text(assignments: list[Assignment], package_files: dict[str, list[str
     return "\n".join(lines)
 
 
-def build_course(out: Path, names: list[str] | None = None, root: Path | None = None) -> Path:
+# what the course is built from: the starters, the tests (their stores give the tasks' points),
+# the handouts and the written questions
+SOURCES = ("starter", "tests", "assignments", QUESTIONS_FILE)
+
+
+def build_course(out: Path, names: list[str] | None = None, root: Path | None = None,
+                 say: Callable[[str], None] = print_note) -> Path:
     """Write (or refresh) the nbgrader course in `out`: source/<a>/ for each assignment (all by
-    default), and nbgrader_config.py (regenerated each time). Returns out."""
-    root = root or course_root()
+    default), and nbgrader_config.py (regenerated each time), from the course as committed at
+    HEAD (committed.course_files, as the release: `say` gets the one-line note naming the
+    uncommitted changes left out). Returns out."""
+    try:
+        course = course_files(root or course_root(), SOURCES)
+    except NoCommitError as e:
+        raise CourseError(str(e)) from None
+    note = course.note("the nbgrader course")
+    if note:
+        say(note)
+    with tempfile.TemporaryDirectory(prefix="nbgrader-course-") as tree:
+        return _build_course(out, names, course.write(Path(tree)))
+
+
+def _build_course(out: Path, names: list[str] | None, root: Path) -> Path:
     chosen = [load(n, root) for n in names] if names else discover(root)
     if not chosen:
-        raise CourseError(f"no assignments found under {root}/tests")
+        raise CourseError("no assignments found under tests/ of the committed course")
     import nbformat
 
     questions = written_questions(root)
@@ -216,7 +240,8 @@ def build_course(out: Path, names: list[str] | None = None, root: Path | None = 
     for a in chosen:
         starter = a.starter / a.package
         if not starter.is_dir():
-            raise CourseError(f"no starter package at {starter}: run `make starter`")
+            raise CourseError(f"no starter package starter/{a.package} in the committed course: "
+                              f"run `make starter` and commit it")
         dest = out / "source" / a.name
         if dest.exists():
             shutil.rmtree(dest)

@@ -15,7 +15,6 @@ folder `grade_lab` grades.
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 import tempfile
@@ -26,7 +25,7 @@ from jupyter_client.manager import AsyncKernelManager
 from nbgrader.preprocessors import Execute
 from traitlets import Type
 
-from .nbgrader_lab import LAB_DIR_ENV
+from .. import settings
 
 
 class IsolatedKernelManager(AsyncKernelManager):
@@ -45,8 +44,8 @@ class IsolatedKernelManager(AsyncKernelManager):
         self._scratch = tempfile.mkdtemp(prefix="nbgrader-kernel-")
         (Path(self._scratch) / "ipython").mkdir()
         (Path(self._scratch) / "cwd").mkdir()
-        env = dict(kw.get("env") or os.environ)
-        env.update({LAB_DIR_ENV: lab, "IPYTHONDIR": str(Path(self._scratch) / "ipython")})
+        env = {**(kw.get("env") or settings.inherited_environment()),
+               settings.LAB_DIR.name: lab, "IPYTHONDIR": str(Path(self._scratch) / "ipython")}
         kw.update(cwd=str(Path(self._scratch) / "cwd"), env=env)
         await super()._async_launch_kernel(kernel_cmd, **kw)
 

@@ -14,20 +14,21 @@ inert (safe_text.clean). The kernel reads the document back and prints each task
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
 import textwrap
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
+from .. import settings
+from ..assignments import Visibility
+from ..grading.cause_text import first_line
 from ..grading.judge import TestResult
 from ..grading.safe_text import clean, visible
 
 MAX_SHOWN = 6  # public failures printed per task
 WIDTH = 96  # columns of the printed feedback
-LAB_DIR_ENV = "AUTOGRADER_LAB_DIR"  # the notebook's folder, set by the course's grading kernel
 MAX_REPLY = 8 * 1024 * 1024  # bytes of JSON read back from the grading interpreter
 GRADE_TIMEOUT = 3600.0  # seconds; the engine enforces its own, far shorter, limits
 
@@ -38,7 +39,7 @@ class LabGrade:
 
     assignment: str
     tests: tuple[TestResult, ...]
-    problems: tuple[str, ...]
+    problems: tuple[str, ...]  # one line each (cause_text.first_line)
     hidden_graded: bool
 
     def task(self, number: int | None) -> float:
@@ -48,9 +49,9 @@ class LabGrade:
         tests = [t for t in self.tests if t.task == number]
         score, total = sum(t.points for t in tests), sum(t.max_points for t in tests)
         print(f"{len(tests)} tests, {score:g} / {total:g} points")
-        for problem in self.problems:
-            print("problem:", visible(problem.splitlines()[0]))
-        public = [t for t in tests if t.visibility == "public" and not t.passed]
+        for problem in self.problems:  # one line each
+            print("problem:", visible(problem))
+        public = [t for t in tests if t.visibility == Visibility.PUBLIC and not t.passed]
         shown: set[str] = set()
         for t in public[:MAX_SHOWN]:
             print(f"\nFAILED {visible(t.id)} ({t.max_points:g} points)")
@@ -62,7 +63,7 @@ class LabGrade:
                 shown.add(hint)
         if len(public) > MAX_SHOWN:
             print(f"\n... and {len(public) - MAX_SHOWN} more public tests failed")
-        hidden = [t for t in tests if t.visibility == "hidden"]
+        hidden = [t for t in tests if t.visibility == Visibility.HIDDEN]
         failed = [t for t in hidden if not t.passed]
         if failed:
             lost = sum(t.max_points for t in failed)
@@ -88,7 +89,7 @@ def grade_lab(assignment: str, folder: Path | str | None = None) -> LabGrade:
     course's grading kernel names in AUTOGRADER_LAB_DIR, else the kernel's working folder)
     once, in a fresh `python -I` interpreter; hidden tests too where the hidden goldens exist
     (the instructor's course), public tests only otherwise (a student's release)."""
-    folder = Path(folder or os.environ.get(LAB_DIR_ENV) or ".").resolve()
+    folder = Path(folder or settings.LAB_DIR.value() or ".").resolve()
     with tempfile.TemporaryDirectory(prefix="lab-") as empty:
         out = Path(empty) / "reply.json"
         try:
@@ -109,29 +110,33 @@ def grade_lab(assignment: str, folder: Path | str | None = None) -> LabGrade:
     for line in reply["warnings"]:
         print(visible(line))
     print(visible(reply["summary"]))
-    return LabGrade(reply["assignment"], tuple(TestResult(**t) for t in reply["tests"]),
+    return LabGrade(reply["assignment"], tuple(TestResult.from_json(t) for t in reply["tests"]),
                     tuple(reply["problems"]), reply["hidden_graded"])
 
 
 def _shown(t: TestResult) -> dict:
     """A test as the notebook may see it: a hidden test keeps its task, points and status."""
-    if t.visibility == "public":
-        return asdict(t)
-    return asdict(TestResult(t.assignment, "hidden", "", "hidden", t.max_points, t.passed,
-                             task=t.task, task_title=t.task_title))
+    if t.visibility == Visibility.PUBLIC:
+        return t.to_json()
+    return TestResult(t.assignment, "hidden", "", Visibility.HIDDEN, t.max_points, t.passed,
+                      task=t.task, task_title=t.task_title).to_json()
 
 
 def _grade_here(assignment: str, folder: Path) -> dict:
     """The JSON document of one engine run (this interpreter is the fresh isolated one)."""
-    from ..assignments import VISIBILITIES, load
+    from ..assignments import course_root, load
     from ..grading import pipeline
+    from ..grading.job import GradeJob, JobMode
+    from ..sandbox import SandboxPolicy
 
     a = load(assignment)
-    hidden = a.goldens_path("hidden").exists()
-    results = pipeline.grade(folder, [a.name], visibilities=VISIBILITIES if hidden else ("public",))
+    hidden = a.goldens_path(Visibility.HIDDEN).exists()
+    results = pipeline.grade(GradeJob(folder, course_root(), JobMode.GRADE, (a.name,),
+                                      policy=SandboxPolicy.create()))
     tests = [t for g in results.grades for t in g.tests]
     return {"assignment": a.name, "hidden_graded": hidden, "warnings": list(results.warnings),
-            "problems": list(results.problems) + [p for g in results.grades for p in g.problems],
+            "problems": [first_line(p) for p in results.problems]
+            + [first_line(p) for g in results.grades for p in g.problems],
             "tests": [_shown(t) for t in tests],
             "summary": f"{a.name}: graded {len(tests)} tests "
                        f"({'public + hidden' if hidden else 'public'}) in "

@@ -1,7 +1,9 @@
-"""The namespaces layer: bubblewrap with new PID/network/IPC/UTS/mount namespaces: loopback
+"""The namespaces layer: bubblewrap with new PID/network/IPC/UTS/mount namespaces (a fresh IPC
+namespace per child: its System V objects and POSIX message queues end with it): loopback
 only, a read-only view of /usr, the interpreter and its site-packages and the run folder, size-
-capped private tmpfs scratch, the run's events file writable, the forbidden modules masked and
-what the dotted rules name replaced (sandbox/view.py)."""
+capped private tmpfs scratch, the run's events file writable, the forbidden modules masked,
+what the dotted rules name replaced (sandbox/view.py) and every other Python installation under
+those trees hidden (sandbox/installations.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
+from .installations import hiding_args
 from .policy import Limits
 from .uids import is_root
 from .view import child_view
@@ -36,10 +39,21 @@ def python_paths() -> list[Path]:
     return [p for p in out if not (p == Path("/usr") or Path("/usr") in p.parents)]
 
 
+MERGED_USR = ("bin", "lib", "lib32", "lib64", "sbin")
+
+
+def mounted_trees() -> list[str]:
+    """The host folders the child sees whole: /usr, the top-level system folders that are not
+    links into it, and the interpreter's prefixes."""
+    tops = [f"/{name}" for name in MERGED_USR
+            if os.path.isdir(f"/{name}") and not os.path.islink(f"/{name}")]
+    return ["/usr", *tops, *(str(p) for p in python_paths())]
+
+
 def base_mounts() -> list[str]:
     """/usr read-only, the merged-/usr symlinks, /proc, a minimal /dev."""
     args = ["--ro-bind", "/usr", "/usr"]
-    for name in ("bin", "lib", "lib32", "lib64", "sbin"):
+    for name in MERGED_USR:
         p = Path("/") / name
         if p.is_symlink():
             args += ["--symlink", os.readlink(p), str(p)]
@@ -69,8 +83,10 @@ def probe() -> str | None:
     return None
 
 
-def forbidden_masks(forbidden: list[str], masks_dir: Path) -> list[str]:
-    """bwrap arguments hiding each forbidden top-level module from the import path."""
+def mask_mounts(forbidden: list[str], masks_dir: Path) -> list[tuple[str, str]]:
+    """(stub, target) read-only binds hiding each forbidden top-level module from the import
+    path: its package folder, module file or extension, on this interpreter's stdlib and
+    site-packages (the stubs are written under `masks_dir`)."""
     if not forbidden:
         return []
     dirs: list[str] = []
@@ -88,7 +104,7 @@ def forbidden_masks(forbidden: list[str], masks_dir: Path) -> list[str]:
             continue
         for entry in entries:
             by_stem.setdefault(entry.split(".", 1)[0], []).append((d, entry))
-    args: list[str] = []
+    mounts: list[tuple[str, str]] = []
     for name in forbidden:
         if not name.isidentifier():
             continue
@@ -102,12 +118,27 @@ def forbidden_masks(forbidden: list[str], masks_dir: Path) -> list[str]:
         for d, entry in by_stem.get(name, []):
             full = os.path.join(d, entry)
             if entry == name and os.path.isdir(full):
-                args += ["--ro-bind", str(stub), full]
+                mounts.append((str(stub), full))
             elif entry == f"{name}.py":
-                args += ["--ro-bind", str(masks_dir / f"{name}.py"), full]
+                mounts.append((str(masks_dir / f"{name}.py"), full))
             elif entry.startswith(f"{name}.") and entry.endswith((".so", ".pyd")):
-                args += ["--ro-bind", str(empty), full]
-    return args
+                mounts.append((str(empty), full))
+    return mounts
+
+
+def forbidden_masks(forbidden: list[str], masks_dir: Path) -> list[str]:
+    """bwrap arguments hiding each forbidden top-level module from the import path."""
+    return [arg for source, target in mask_mounts(forbidden, masks_dir)
+            for arg in ("--ro-bind", source, target)]
+
+
+def _empty_folder(run: Path) -> Path:
+    """An empty folder of the run (read-only for the child), bound over what it must not see."""
+    empty = run / ".empty"
+    if not empty.exists():
+        empty.mkdir()
+        os.chmod(empty, 0o755)
+    return empty
 
 
 def _etc_files(run: Path, uid: int, gid: int) -> Path:
@@ -127,11 +158,15 @@ def _etc_files(run: Path, uid: int, gid: int) -> Path:
 
 
 def wrapper(run: Path, uid: int, gid: int, forbidden: list[str], writable: list[Path],
-            limits: Limits, info_fd: int | None = None) -> list[str]:
+            limits: Limits, info_fd: int | None = None,
+            seccomp_fd: int | None = None) -> list[str]:
     """The command-line layer: bwrap with the run folder read-only, scratch and `writable`
     writable, the `forbidden` modules masked; then exec the rest inside (`info_fd`: bwrap
-    writes {"child-pid": host pid of the sandbox's first process} there)."""
+    writes {"child-pid": host pid of the sandbox's first process} there; `seccomp_fd`: the
+    filter program it loads right before that exec, sandbox/seccomp.py)."""
     info = [] if info_fd is None else ["--info-fd", str(info_fd)]
+    if seccomp_fd is not None:
+        info += ["--seccomp", str(seccomp_fd)]
     args = [shutil.which("bwrap") or "bwrap", *info, "--unshare-pid", "--unshare-net",
             "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
             "--new-session", "--hostname", "sandbox", *base_mounts()]
@@ -151,6 +186,7 @@ def wrapper(run: Path, uid: int, gid: int, forbidden: list[str], writable: list[
                 args += ["--perms", "0755", "--dir", str(parent)]
         args += ["--ro-bind", str(p), str(p)]
         made.add(str(p))
+    args += hiding_args(mounted_trees(), str(_empty_folder(run)))
     args += forbidden_masks(forbidden, run / ".masks")
     args += child_view(forbidden).bwrap_args()
     for parent in reversed(run.parents):

@@ -1,24 +1,34 @@
-"""What the grader may do to a child: the isolation mode and the resource limits (where the
-child runs is the backend's `Placement`, autograder/backends/base.py).
+"""What the grader may do to a child: the isolation mode, the resource limits and the numeric
+kernels it computes with (where the child runs is the backend's `Placement`,
+autograder/backends/base.py).
 
 One `SandboxPolicy` is created from the command line (or a caller's arguments) and passed down to
-every run; nothing here reads or writes global state except `ENV_DISABLE`, read once when a
-policy is created (for tests and diagnosis: pretend layers are missing).
+every run; nothing here reads or writes global state.
 """
 
 from __future__ import annotations
 
-import os
 import resource
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 
-MODES = ("auto", "strict", "none")
-ENV_DISABLE = "AUTOGRADER_SANDBOX_DISABLE"  # comma list of layers to treat as unavailable
+from .kernels import Kernels
+
+
+class IsolationMode(StrEnum):
+    """How much isolation a policy demands (`--isolation`; a StrEnum: the same string in JSON)."""
+
+    AUTO = "auto"  # every layer this machine has, loud about the missing ones
+    STRICT = "strict"  # refuse to run without namespaces, an unprivileged user and rlimits
+    NONE = "none"  # the plain child: no sandbox (trusted code, or a machine without one)
+
+
+MODES = tuple(IsolationMode)
 
 LAYERS = {
     "namespaces": "bubblewrap: PID/network/IPC/mount namespaces, read-only view of what the "
                   "run needs, size-capped private scratch",
-    "user": "an unprivileged uid per run",
+    "user": "an unprivileged uid per child",
     "rlimits": "rlimits: address space, CPU, file size, open files, processes",
     "cgroup": "a cgroup per run with memory and pids limits",
 }
@@ -102,31 +112,37 @@ class Limits:
 class SandboxPolicy:
     """How submitted code is run: isolation `mode` (auto: every layer available, loud about the
     missing ones; strict: refuse without namespaces + an unprivileged user + rlimits; none: the
-    plain child), its `limits`, and layers to treat as missing (`disabled`, from
-    AUTOGRADER_SANDBOX_DISABLE)."""
+    plain child), its `limits`, layers to treat as missing although the machine has them
+    (`disabled`: a caller's choice, e.g. to see what the rest of the layers stop), and the
+    `kernels` its children's numeric libraries use (sandbox/kernels.py; default: the
+    machine's, one intra-op thread)."""
 
-    mode: str = "auto"
+    mode: IsolationMode = IsolationMode.AUTO
     limits: Limits = field(default_factory=Limits)
     disabled: frozenset[str] = frozenset()
+    kernels: Kernels = field(default_factory=Kernels)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"isolation must be one of {', '.join(MODES)}, not {self.mode!r}")
+        object.__setattr__(self, "mode", IsolationMode(self.mode))
 
     @classmethod
-    def create(cls, mode: str | None = None, limits: Limits | None = None) -> SandboxPolicy:
+    def create(cls, mode: str | None = None, limits: Limits | None = None,
+               kernels: Kernels | None = None) -> SandboxPolicy:
         """The policy for this process's command line (None: the defaults)."""
-        disabled = frozenset(s.strip() for s in os.environ.get(ENV_DISABLE, "").split(",")
-                             if s.strip())
-        return cls(mode=mode or "auto", limits=limits or Limits(), disabled=disabled)
+        return cls(mode=mode or "auto", limits=limits or Limits(), kernels=kernels or Kernels())
 
     def to_json(self) -> dict:
         """Plain JSON data (every limit; `disabled` sorted); `from_json` rebuilds an equal
         policy."""
-        return {"mode": self.mode, "limits": asdict(self.limits), "disabled": sorted(self.disabled)}
+        return {"mode": self.mode, "limits": asdict(self.limits), "disabled": sorted(self.disabled),
+                "kernels": self.kernels.to_json()}
 
     @classmethod
     def from_json(cls, data: dict) -> SandboxPolicy:
-        """The policy `to_json` wrote (TypeError on an unknown limit, ValueError on a mode)."""
+        """The policy `to_json` wrote (TypeError on an unknown limit, ValueError on a mode;
+        no "kernels": the default ones)."""
         return cls(mode=data["mode"], limits=Limits(**data["limits"]),
-                   disabled=frozenset(data["disabled"]))
+                   disabled=frozenset(data["disabled"]),
+                   kernels=Kernels.from_json(data.get("kernels")))

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import bwrap, cgroups
-from .policy import ATTACKS, ENV_DISABLE, LAYERS, IsolationError, SandboxPolicy
+from .policy import ATTACKS, LAYERS, IsolationError, IsolationMode, SandboxPolicy
 from .uids import is_root
 
 
@@ -34,6 +34,7 @@ class Capabilities:
 
 
 NONE = Capabilities(False, False, False, False)
+TURNED_OFF = "turned off by the policy (SandboxPolicy.disabled)"
 
 
 def readable_by_others(path: Path) -> bool:
@@ -53,16 +54,16 @@ def readable_by_others(path: Path) -> bool:
 
 def capabilities(policy: SandboxPolicy) -> Capabilities:
     """The layers this machine provides under `policy` (none at all in mode 'none')."""
-    if policy.mode == "none":
+    if policy.mode == IsolationMode.NONE:
         return NONE
     disabled = policy.disabled
     why: dict[str, str] = {}
-    ns_problem = f"disabled by {ENV_DISABLE}" if "namespaces" in disabled else bwrap.probe()
+    ns_problem = TURNED_OFF if "namespaces" in disabled else bwrap.probe()
     if ns_problem:
         why["namespaces"] = ns_problem
     user_ok = is_root() and "user" not in disabled
     if not user_ok:
-        why["user"] = (f"disabled by {ENV_DISABLE}" if "user" in disabled else
+        why["user"] = (TURNED_OFF if "user" in disabled else
                        "the grader does not run as root, so it cannot switch the child to an "
                        "unprivileged uid of its own")
     elif shutil.which("setpriv") is None:
@@ -72,19 +73,19 @@ def capabilities(policy: SandboxPolicy) -> Capabilities:
         user_ok = False
         why["user"] = ("the interpreter lives under a folder other users cannot read (e.g. "
                        "/root is 0700); install Python elsewhere or make its path readable")
-    cg_problem = f"disabled by {ENV_DISABLE}" if "cgroup" in disabled else cgroups.probe()[1]
+    cg_problem = TURNED_OFF if "cgroup" in disabled else cgroups.probe()[1]
     if cg_problem:
         why["cgroup"] = cg_problem
     rl_ok = "rlimits" not in disabled
     if not rl_ok:
-        why["rlimits"] = f"disabled by {ENV_DISABLE}"
+        why["rlimits"] = TURNED_OFF
     return Capabilities(namespaces=not ns_problem, user=user_ok, rlimits=rl_ok,
                         cgroup=not cg_problem, why=why)
 
 
 def report_lines(policy: SandboxPolicy, caps: Capabilities | None = None) -> list[str]:
     """Loud lines for the report when isolation is incomplete (empty when complete)."""
-    if policy.mode == "none":
+    if policy.mode == IsolationMode.NONE:
         return [("WARNING: isolation is OFF (--isolation none): submitted code runs with the "
                  "grader's privileges; every attack that needs a sandbox layer succeeds.")]
     caps = caps or capabilities(policy)
@@ -101,7 +102,7 @@ def report_lines(policy: SandboxPolicy, caps: Capabilities | None = None) -> lis
 
 def require(policy: SandboxPolicy, caps: Capabilities | None = None) -> None:
     """Raise IsolationError when the policy is strict and the machine lacks a required layer."""
-    if policy.mode != "strict":
+    if policy.mode != IsolationMode.STRICT:
         return
     caps = caps or capabilities(policy)
     if not caps.full():

@@ -19,20 +19,18 @@ over the original file (sandbox/bwrap.py), so the original is never loaded:
 - a module the allowed package loads (`torch.utils.data.distributed`): every top-level class
   and function of its files is a stub, and so is each public definition it re-exports from
   elsewhere (`torch.func.jacrev` is torch._functorch's) unless the top-level package exports
-  it too (`torch.vmap`); a module the package needs beyond the rule's target
-  (`NEEDED_BY_THE_LIBRARY`, e.g. `scipy.stats._stats_py`) is kept, and the definitions the
-  other rules name are removed from it (mstats' own `ttest_ind`);
+  it too (`torch.vmap`);
 - a package with exceptions below it (`transformers.models` but `!…gpt2`): a generated folder
   holding only its `__init__` and the excepted entries (bound from the original); the rest is
   absent, not even listed.
 
-A rule the view does not remove (a kept module; a compiled operator such as
-`torch.fake_quantize_per_tensor_affine`, not defined in Python source) is listed in `View.kept`
-with the reason; intake and the harness hook still enforce it on imports, and the child
-overrides the compiled operators a rule names with kernels that raise
-(autograder/harness/compiled_ops.py). Each generated
-module comes with its bytecode (the children run with `-B` and read the `.pyc` files setup
-wrote), mounted over the original's `.pyc`.
+A rule the view cannot remove is refused (`UnremovableRule`): a compiled function or operator
+(`torch.fake_quantize_per_tensor_affine` has no Python source, and its kernels are in every
+process that loads torch) cannot be made absent, so SPEC §3 drops such a rule and reshapes the
+task until no library call gives its answer; a module the library needs whole
+(`scipy.stats._stats_py`) is named by the definitions inside it instead
+(`scipy.stats.ttest_ind`). Each generated module comes with its bytecode (the children run with
+`-B` and read the `.pyc` files setup wrote), mounted over the original's `.pyc`.
 
 A view is built once per (rules, installed package files, this generator) and cached under
 `$XDG_CACHE_HOME/autograder/views/` (default `~/.cache`); a cached view is a manifest read in
@@ -56,31 +54,21 @@ from dataclasses import dataclass
 from importlib.util import cache_from_source
 from pathlib import Path
 
-from .pyparse import parse
+from .. import settings
 from .rules import deciding_rule
+from .threadsafe_ast import parse
 from .view_stubs import DEFS, masked_text, stubbed_text, top_nodes
 
-# Modules a rule names that the allowed package loads and needs beyond what the rule is after
-# (stubbing all their definitions breaks it); the view keeps them, and the rules naming the
-# definitions inside them (`scipy.stats.ttest_ind`) remove what the assignment is after.
-NEEDED_BY_THE_LIBRARY = {
-    "scipy.stats._stats_py": "scipy.stats is built from it (the t distribution included)",
-    "scipy.stats._mstats_basic": "scipy.stats imports it at load",
-    "scipy.stats.mstats": "scipy.stats imports it at load (its ttest_ind is removed)",
-    "torch.autograd.forward_ad": "torch's own modules use it; dual numbers are compiled "
-                                 "(torch._C._make_dual)",
-    "torch.ao.quantization": "torch.ao.nn and torch.nn's quantized modules use it",
-    "torch.quantization": "torch.ao.quantization's alias, loaded with torch",
-}
+
+class UnremovableRule(ValueError):
+    """A forbidden rule that names what the view cannot make absent (compiled code)."""
 
 
 @dataclass(frozen=True)
 class View:
-    """Read-only bind mounts (source on the host, target path), in order, and the rules the
-    view does not remove, with why."""
+    """Read-only bind mounts (source on the host, target path), in order."""
 
     mounts: tuple[tuple[str, str], ...] = ()
-    kept: tuple[tuple[str, str], ...] = ()
 
     def bwrap_args(self) -> list[str]:
         return [a for source, target in self.mounts for a in ("--ro-bind", source, target)]
@@ -173,8 +161,7 @@ def loaded_modules(modules: list[str]) -> set[str]:
 
 
 def _cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "autograder" / "views"
+    return settings.path(settings.XDG_CACHE_HOME) / "autograder" / "views"
 
 
 def cache_key(rules: tuple[str, ...], dirs: list[str]) -> str:
@@ -192,7 +179,8 @@ def cache_key(rules: tuple[str, ...], dirs: list[str]) -> str:
 
 
 def child_view(rules) -> View:
-    """The view for an assignment's `forbidden` rules, from the cache or built now."""
+    """The view for an assignment's `forbidden` rules, from the cache or built now; raises
+    UnremovableRule for a rule naming compiled code."""
     dotted = tuple(sorted(r for r in rules if "." in r.lstrip("!")))
     if not any(not r.startswith("!") for r in dotted):
         return View()
@@ -201,7 +189,7 @@ def child_view(rules) -> View:
     manifest = folder / "view.json"
     try:
         data = json.loads(manifest.read_text(encoding="utf-8"))
-        cached = View(tuple(map(tuple, data["mounts"])), tuple(map(tuple, data["kept"])))
+        cached = View(tuple(map(tuple, data["mounts"])))
         if all(os.path.exists(p) for mount in cached.mounts for p in mount):
             return cached
         shutil.rmtree(folder, ignore_errors=True)  # bytecode removed since: bwrap would fail
@@ -211,8 +199,8 @@ def child_view(rules) -> View:
     work = Path(tempfile.mkdtemp(prefix=f"{folder.name}.", dir=folder.parent))
     try:
         view = build(dotted, dirs, work, folder)
-        (work / "view.json").write_text(json.dumps({"mounts": view.mounts, "kept": view.kept},
-                                                   indent=1), encoding="utf-8")
+        (work / "view.json").write_text(json.dumps({"mounts": view.mounts}, indent=1),
+                                        encoding="utf-8")
         os.chmod(work, 0o755)
         os.rename(work, folder)
     except OSError as e:
@@ -229,9 +217,7 @@ def build(rules: tuple[str, ...], dirs: list[str], work: Path, final: Path) -> V
     whole: dict[Path, str] = {}                 # file -> rule (every definition stubbed)
     masked: dict[Path, str] = {}                # module path -> rule
     split: dict[Path, tuple[str, list[str]]] = {}  # package -> (rule, excepted entry names)
-    kept: list[tuple[str, str]] = []
     modules: list[tuple[str, Path]] = []
-    def_rules: list[str] = []
     for rule in (r for r in rules if not r.startswith("!")):
         path = module_path(rule, dirs)
         if path is not None:
@@ -240,27 +226,22 @@ def build(rules: tuple[str, ...], dirs: list[str], work: Path, final: Path) -> V
         parent, _, name = rule.rpartition(".")
         found = find_definition(parent, name, dirs)
         if found is None:
-            kept.append((rule, "not defined in Python source (a compiled function or "
-                               "operator): the view cannot remove it"))
-        elif found[0] == "module":
+            raise UnremovableRule(
+                f"forbidden rule {rule!r} is not defined in Python source (a compiled function "
+                "or operator): no view can remove it from a process that loads its library; "
+                "drop the rule and reshape the task so that no library call gives its answer "
+                "(SPEC §3)")
+        if found[0] == "module":
             path = module_path(found[1], dirs)
             modules.append((rule, path))
         else:
             file, _, defname = found[1].partition("::")
             defs.setdefault(Path(file), {})[defname] = rule
-            def_rules.append(rule)
     loaded = loaded_modules([r for r, _ in modules])
     for rule, path in modules:
         exceptions = [r[1:] for r in rules if r.startswith(f"!{rule}.")]
         if exceptions and path.is_dir():
             split[path] = (rule, sorted({e[len(rule) + 1:].split(".")[0] for e in exceptions}))
-        elif rule in loaded and rule in NEEDED_BY_THE_LIBRARY:
-            kept.append((rule, f"loaded by the allowed package: {NEEDED_BY_THE_LIBRARY[rule]}"))
-            for name in {r.rpartition(".")[2] for r in def_rules}:  # mstats' own ttest_ind
-                found = find_definition(rule, name, dirs)
-                if found is not None and found[0] == "def":
-                    file, _, defname = found[1].partition("::")
-                    defs.setdefault(Path(file), {}).setdefault(defname, rule)
         elif rule in loaded:
             files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
             for f in files:
@@ -314,7 +295,7 @@ def build(rules: tuple[str, ...], dirs: list[str], work: Path, final: Path) -> V
         os.chmod(stub, 0o755)
         mounts.append((str(final / stub.name), str(path)))
         mounts += [(str(path / e), str(path / e)) for e in keep if (path / e).exists()]
-    return View(tuple(mounts), tuple(kept))
+    return View(tuple(mounts))
 
 
 def reexports(rule: str, path: Path, dirs: list[str]) -> list[tuple[Path, str]]:

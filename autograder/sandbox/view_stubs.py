@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from .pyparse import parse
+from .threadsafe_ast import parse
 
 MESSAGE = "module '{rule}' is forbidden in this assignment"
 

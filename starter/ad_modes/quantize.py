@@ -3,7 +3,8 @@
 round() has derivative 0 almost everywhere, so no gradient would reach the weights. The
 straight-through estimator (Bengio et al., 2013) uses round in the forward pass and the
 identity in the backward pass. Fake quantization rounds onto an integer grid and clips to
-[qmin, qmax]; its gradient passes only where the rounded value was not clipped.
+[qmin, qmax]; its gradient passes only where the rounded value was not clipped. Here each
+group of weights gets its own grid from its own min and max, as in AWQ (Lin et al., 2024).
 
 torch is imported inside the functions: the rest of the package is NumPy only.
 """
@@ -17,9 +18,15 @@ def round_ste(x):
     raise NotImplementedError
 
 
-def fake_quantize(x, scale: float, zero_point: int, qmin: int, qmax: int):
-    """Quantize-dequantize as torch.fake_quantize_per_tensor_affine: the value is
-    (clamp(round(x / scale) + zero_point, qmin, qmax) − zero_point) · scale; the gradient
-    with respect to x is the upstream gradient where round(x / scale) + zero_point lies in
-    [qmin, qmax] and 0 where it was clipped. `scale` and `zero_point` are constants."""
+def fake_quantize(x, group_size: int, qmin: int, qmax: int):
+    """Fake-quantize `x` group by group, each group's scale and zero point taken from its own
+    values (AWQ's rule). `x` is a float torch.Tensor whose last dimension is a multiple of
+    `group_size`; each run of `group_size` consecutive elements along the last dimension (a
+    row of x.reshape(-1, group_size)) is a group, with its min and max, and
+        s = max(max − min, 1e-5) / (qmax − qmin)
+        z = clamp(qmin − round(min / s), qmin, qmax)    (an integer code: 0 stays on the grid)
+    Each element becomes q = round(x / s) + z and the value (clamp(q, qmin, qmax) − z) · s;
+    the result has x's shape and dtype. The gradient with respect to x is the upstream
+    gradient where qmin ≤ q ≤ qmax (q rounded, not yet clamped) and 0 where the clamp was
+    active: s and z are constants of the backward pass (no gradient through min and max)."""
     raise NotImplementedError

@@ -466,13 +466,57 @@ def record_round_ste(rec, cases, round_ste) -> None:
         rec.close(f"[{i}].chain.grad", _numpy(w.grad), **QUANT_TOL)
 
 
+OFFSETS = np.array([-0.4, -0.3, -0.2, -0.1, 0.1, 0.2, 0.3, 0.4])
+
+
+def quantize_group(rng, kind: str, size: int, n: int, step: float,
+                   boundary: bool = False) -> np.ndarray:
+    """One group of `size` values for fake_quantize with qmax − qmin = n: t · step for values t
+    whose fractional part is 0.1 to 0.4 from an integer, so x / s (s ≈ step) is never within
+    0.05 of a rounding tie whatever the float32 rounding of s. Its min and max are t = m and
+    t = m + n, so s = (max − min) / n ≈ step. `kind`: "straddle" (min < 0 < max: the grid covers
+    the group), "above" (min > 0: z clamps to qmin and t above n + 0.5 is clipped), "below"
+    (max < 0: z clamps to qmax and t below −n − 0.5 is clipped), "zeros" (s from the 1e-5
+    floor). `boundary`: the clipped kinds also hold the values each side of their clip limit
+    (n ± 0.4 and n + 0.6 above; −n ± 0.4 and −n − 0.6 below)."""
+    if kind == "zeros":
+        return np.zeros(size)
+    if kind == "straddle":
+        m = rng.integers(-n + 1, 0) + rng.choice(OFFSETS)
+    elif kind == "above":
+        m = rng.integers(1, 3 if boundary else n + 1) + rng.choice(OFFSETS[5:] if boundary else OFFSETS)
+    else:
+        m = -rng.integers(1, 3 if boundary else n + 1) + rng.choice(OFFSETS[:3] if boundary else OFFSETS) - n
+    edges = [m, m + n]
+    if boundary and kind == "above":
+        edges += [n - 0.4, n + 0.4, n + 0.6]
+    elif boundary and kind == "below":
+        edges += [-n + 0.4, -n - 0.4, -n - 0.6]
+    inner = rng.integers(int(np.ceil(m)), int(np.floor(m + n)) + 1, size) + rng.choice(OFFSETS, size)
+    inner = inner[(inner > m) & (inner < m + n)]
+    t = np.concatenate([edges, inner])[:size]
+    if t.size < size:  # (rare) too few drawn strictly inside: pad with the midpoint's grid value
+        t = np.concatenate([t, np.full(size - t.size, np.floor(m + n / 2) + 0.25)])
+    return rng.permutation(t) * step
+
+
+def quantize_case(rng, shape: tuple[int, ...], group_size: int, qmin: int, qmax: int,
+                  kinds: list[str], boundary: bool = False) -> dict:
+    """x of `shape` (float32 in the test) whose groups along the last dimension cycle through
+    `kinds`, each with its own step; an upstream gradient g of the same shape."""
+    count = int(np.prod(shape)) // group_size
+    groups = [quantize_group(rng, kinds[k % len(kinds)], group_size, qmax - qmin,
+                             float(rng.uniform(0.02, 0.2)), boundary) for k in range(count)]
+    return {"x": np.concatenate(groups).reshape(shape), "g": rng.normal(size=shape),
+            "group_size": group_size, "qmin": qmin, "qmax": qmax}
+
+
 def record_fake_quantize(rec, cases, fake_quantize) -> None:
-    """fake_quantize(x, scale, zero_point, qmin, qmax) on every case (float32): the value,
-    and x.grad for a non-uniform upstream gradient g."""
+    """fake_quantize(x, group_size, qmin, qmax) on every case (float32): the value, and x.grad
+    for a non-uniform upstream gradient g."""
     for i, c in enumerate(cases):
         x = _tensor(c["x"], "float32")
-        y = fake_quantize(x, float(c["scale"]), int(c["zero_point"]), int(c["qmin"]),
-                          int(c["qmax"]))
+        y = fake_quantize(x, int(c["group_size"]), int(c["qmin"]), int(c["qmax"]))
         rec.close(f"[{i}].value", _numpy(y), **QUANT_TOL)
         y.backward(_tensor(c["g"], "float32", requires_grad=False))
         rec.close(f"[{i}].grad", _numpy(x.grad), **QUANT_TOL)

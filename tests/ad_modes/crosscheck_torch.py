@@ -10,8 +10,11 @@ goldens (which come from solutions/), using each observation's manifest toleranc
   torch.autograd.functional.jacobian for both;
 - `softmax_jacobian` / `layernorm_jacobian` → torch.func.jacrev of torch.softmax and
   torch.nn.functional.layer_norm (weight = γ, biased variance), the VJPs → torch.func.vjp;
-- `fake_quantize` → torch.fake_quantize_per_tensor_affine (values and gradients);
-  `round_ste` → torch.round forward with an identity backward.
+- `fake_quantize` → torch.fake_quantize_per_channel_affine with each group as a channel (values
+  and gradients: its rounding, clamp and straight-through clip mask), given the group's scale
+  and zero point derived here by AWQ's rule from NumPy's float64 min and max (llm-awq's
+  `pseudo_quantize_tensor` with qmin = 0 is this rule); `round_ste` → torch.round forward
+  with an identity backward.
 
 Not compared here: counts (calls of f, primitive evaluations: properties of the contract, not
 of derivatives), whether f saw a torch tensor (here it does, by design), `cheaper_mode`, and
@@ -119,6 +122,19 @@ class TorchRoundSTE(torch.autograd.Function):
         return g
 
 
+def torch_fake_quantize(x, group_size, qmin, qmax):
+    """torch's per-channel kernel on the groups, given AWQ's per-group scale and zero point."""
+    groups = x.reshape(-1, group_size)
+    values = groups.detach().double().numpy()
+    lo, hi = values.min(axis=1), values.max(axis=1)
+    scale = np.maximum(hi - lo, 1e-5) / (qmax - qmin)
+    zero = np.clip(qmin - np.round(lo / scale), qmin, qmax)
+    out = torch.fake_quantize_per_channel_affine(
+        groups, torch.tensor(scale, dtype=torch.float32), torch.tensor(zero, dtype=torch.int32),
+        0, qmin, qmax)
+    return out.reshape(x.shape)
+
+
 class Recorder:
     def __init__(self):
         self.values: dict[str, object] = {}
@@ -140,7 +156,7 @@ def stand_ins(jacobian_oracle: str) -> dict:
            "softmax_vjp": torch_softmax_vjp, "layernorm_jacobian": torch_layernorm_jacobian,
            "layernorm_vjp": torch_layernorm_vjp, "arr": lambda v: np.asarray(_np(v), float),
            "round_ste": TorchRoundSTE.apply,
-           "fake_quantize": torch.fake_quantize_per_tensor_affine}
+           "fake_quantize": torch_fake_quantize}
     if jacobian_oracle == "func":
         api.update(jacobian_fwd=lambda f, x: torch.func.jacfwd(f)(t(x)),
                    jacobian_rev=lambda f, x: torch.func.jacrev(f)(t(x)))
@@ -196,4 +212,4 @@ if __name__ == "__main__":
     torch.set_default_dtype(torch.float64)
     sys.exit(main(__file__, torch_oracle, "torch.func (jvp, vjp, jacfwd, jacrev), "
                   "torch.autograd.functional.jacobian (float64) and "
-                  "torch.fake_quantize_per_tensor_affine"))
+                  "torch.fake_quantize_per_channel_affine"))

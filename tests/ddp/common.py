@@ -152,7 +152,7 @@ class Battery:
         def init() -> dict:  # one rank's own initial weights: ranks start out different
             return {k: rng.normal(size=s) for k, s in shapes.items()}
 
-        return {
+        cases = {
             "key": f"{self.name}-world{self.world_size}",
             "init": [init() for _ in range(self.world_size)],
             "x": rng.normal(size=(self.steps, rows, self.d_in)),
@@ -161,6 +161,15 @@ class Battery:
             "momentum": 0.9,
             "sampler_seed": int(rng.integers(0, 1000)),
         }
+        # each rank's own buffers of BufferNet (drawn last: the draws above stay as they were)
+        cases["buffers"] = [{
+            "body.1.running_mean": rng.normal(size=self.d_hidden),
+            "body.1.running_var": rng.uniform(0.5, 2.0, size=self.d_hidden),
+            "body.1.num_batches_tracked": int(rng.integers(1, 1000)),
+            "body.offset": rng.normal(size=self.d_hidden),
+            "shift": rng.normal(size=self.d_in), "scale": rng.uniform(0.5, 1.5, size=self.d_in),
+        } for _ in range(self.world_size)]
+        return cases
 
     # ------------------------------------------------------------ the worker processes
     def worker_main(self, rank: int, workdir: str, names: list[str], tag: str) -> None:
@@ -186,7 +195,8 @@ class Battery:
                 out = {"raised": exception_kind(e), "message": f"{str(e)[:300]} (at "
                        f"{os.path.basename(where.filename)}:{where.lineno})",
                        "where": student_where(e, os.path.dirname(sys.modules["ddp"].__file__)),
-                       "forbidden": getattr(e, "graded_forbidden", None)}  # the blocker's module
+                       "forbidden": getattr(e, "graded_forbidden", None),  # the blocker's module
+                       "missing": getattr(e, "graded_missing", None)}  # a name ddp lacks
             path = _result_path(workdir, rank, name, tag)
             with open(path + ".tmp", "wb") as f:
                 pickle.dump(out, f)
@@ -325,7 +335,7 @@ class Battery:
         exception it raised (None), then its values; then re-raise the first rank's exception,
         so that its message reaches the report, with the student frame it raised in (the rank's
         `where`: the report names that function, file and line)."""
-        errors, where, forbidden = [], None, []
+        errors, where, forbidden, missing = [], None, [], []
         for rank, out in enumerate(self.run(cases)):
             section = out[name]
             rec.exact(f"{prefix}rank{rank}.raised", section["raised"])
@@ -333,6 +343,7 @@ class Battery:
                 errors.append(f"rank {rank}: {section['raised']}: {section['message']}")
                 where = where or section.get("where")
                 forbidden.append(section.get("forbidden"))
+                missing.append(section.get("missing"))
             for key, value in section.get("values", {}).items():
                 if isinstance(value, np.ndarray) and value.dtype.kind == "f":
                     # contract: the tests' model is float64 (Net.double()) and SPEC 5.6 fixes
@@ -351,6 +362,8 @@ class Battery:
             error.graded_where = where
             if kind is ImportError and isinstance(forbidden[0], str):
                 error.graded_forbidden = forbidden[0]  # a forbidden import, as the child's own
+            if kind is NotImplementedError and isinstance(missing[0], str):
+                error.graded_missing = missing[0]  # a name ddp lacks, as the child's own
             raise error
 
 
@@ -428,6 +441,44 @@ class Net(nn.Module):
         return self.fc2(torch.tanh(self.fc1(x)))
 
 
+class BufferNet(nn.Module):
+    """fc1 -> BatchNorm1d -> tanh -> fc2, with buffers of every kind a model may hold: the
+    BatchNorm's running statistics inside a submodule (an integer one among them), a buffer of
+    the model itself (`shift`), and non-persistent ones, which state_dict() leaves out (`scale`
+    of the model, `offset` of the submodule `body`). Its parameters come from `weights` (Net's
+    fc1 and fc2; the BatchNorm's affine ones keep their fixed init), its buffers from
+    `buffers`, so ranks built from the same weights and their own buffers differ only in
+    buffers. In eval mode the output depends on every buffer."""
+
+    def __init__(self, weights: dict, buffers: dict):
+        super().__init__()
+        d_hidden, d_in = np.shape(weights["fc1.weight"])
+        d_out = np.shape(weights["fc2.weight"])[0]
+        self.body = nn.Sequential(nn.Linear(d_in, d_hidden), nn.BatchNorm1d(d_hidden))
+        self.head = nn.Linear(d_hidden, d_out)
+        self.register_buffer("shift", torch.zeros(d_in))
+        self.register_buffer("scale", torch.ones(d_in), persistent=False)
+        self.body.register_buffer("offset", torch.zeros(d_hidden), persistent=False)
+        self.double()
+        with torch.no_grad():
+            for name, value in {"body.0.weight": weights["fc1.weight"],
+                                "body.0.bias": weights["fc1.bias"],
+                                "head.weight": weights["fc2.weight"],
+                                "head.bias": weights["fc2.bias"], **buffers}.items():
+                target = self.get_parameter(name) if name.endswith(("weight", "bias")) \
+                    else self.get_buffer(name)
+                target.copy_(torch.as_tensor(value))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        hidden = self.body((x + self.shift) * self.scale) + self.body.offset
+        return self.head(torch.tanh(hidden))
+
+
+def buffers(net: nn.Module) -> dict:
+    """Every buffer of `net`, persistent or not, by its dotted name."""
+    return {f"buffer.{k}": v.detach().numpy().copy() for k, v in net.named_buffers()}
+
+
 def warm_up_optimizer() -> None:
     """Construct one torch.optim.SGD: the first construction imports torch._dynamo (seconds;
     far more on a loaded machine). Done here, before forking, the workers inherit the import
@@ -460,6 +511,17 @@ def section_broadcast(b: Battery, rank: int, c: dict) -> dict:
     net = Net(c["init"][rank], extras=True)  # every rank starts from its own weights
     MiniDDP(net)
     return params(net)  # ... and must now hold rank 0's, buffers included
+
+
+def section_buffers(b: Battery, rank: int, c: dict) -> dict:
+    """Ranks whose models differ only in buffers: the same weights (rank 0's), each rank's
+    own buffers; after MiniDDP every buffer is rank 0's, and so is the eval-mode output."""
+    net = BufferNet(c["init"][0], c["buffers"][rank])
+    MiniDDP(net)
+    net.eval()
+    with torch.no_grad():
+        out = net(torch.tensor(c["x"][0]))
+    return {**buffers(net), "eval_output": out.numpy()}
 
 
 def section_average(b: Battery, rank: int, c: dict) -> dict:
@@ -625,6 +687,7 @@ def join_worker(environ: dict, timeout_s: float, workdir: str, name: str) -> Non
         else:  # joined, then the gather failed: the group is not the job's
             out["gathered"] = f"raised {exception_kind(e)}"
         out["message"] = str(e)[:300]
+        out["missing"] = getattr(e, "graded_missing", None)  # a name ddp lacks
     path = _result_path(workdir, rank, name)
     with open(path + ".tmp", "wb") as f:
         pickle.dump(out, f)
@@ -707,8 +770,12 @@ def record_job(rec, what: str, job: dict, outcomes: dict) -> None:
     still raises NotImplementedError is reported as such, before anything is recorded)."""
     stubs = sorted(r for r, o in outcomes.items() if o["outcome"] == "raised NotImplementedError")
     if stubs:
-        raise NotImplementedError(f"join_process_group still raises NotImplementedError (ranks "
-                                  f"{stubs})")
+        missing = outcomes[stubs[0]].get("missing")
+        error = NotImplementedError(outcomes[stubs[0]]["message"] if missing else
+                                    f"join_process_group still raises NotImplementedError "
+                                    f"(ranks {stubs})")
+        error.graded_missing = missing  # a name ddp lacks, as the child's own
+        raise error
     n = job["nodes"] * job["per_node"]
     bound = BOUND_FACTOR * job["timeout_s"]
     for rank in range(n):

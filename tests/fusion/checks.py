@@ -147,6 +147,43 @@ def tanh_scaled(observed, ctx) -> str | None:
     return None
 
 
+def gates_compose(observed, ctx) -> str | tuple[str, str] | None:
+    """observed: the block's outputs {"x", "both", "composed", "ff_first", "parallel",
+    "other_media"} (see common.record_both_gates): with both gates open the output must be
+    `composed`, the gated cross-attention then the gated MLP on its result, built from the
+    block itself one gate at a time (exact for every right block; 1e-5 of the scale allows a
+    block that computes in float32). An output equal to one of the wrong orders is tagged with it. The
+    outputs are those of the stored input x (outputs recorded on other inputs fail), the open
+    gates change it, and other media change it again (the block reads the media)."""
+    arrays, message = _arrays(observed, ("x", "both", "composed", "ff_first", "parallel",
+                                         "other_media"))
+    if message:
+        return message
+    x = _array(ctx.inputs[_index(ctx.name)]["x"])
+    if x is None or x.shape != arrays["x"].shape or _differ(arrays["x"], x, 1.0, rel=1e-12):
+        return "the outputs are not those of the test's input x"
+    scale = max(1.0, float(np.abs(x).max(initial=0.0)))
+
+    def same(name: str) -> bool:
+        return not _differ(arrays["both"], arrays[name], scale, rel=1e-5)
+
+    if same("x"):
+        return "with both gates open the block returns x unchanged"
+    if not _differ(arrays["both"], arrays["other_media"], scale, rel=1e-6):
+        return ("with both gates open the output is the same for two different media: the media "
+                "are not read")
+    if same("composed"):
+        return None
+    if same("ff_first"):
+        return ("ff_before_attention", "with both gates open the block runs the MLP first and "
+                "the cross-attention on its result: attention comes first, then the MLP")
+    if same("parallel"):
+        return ("ff_reads_block_input", "with both gates open the MLP reads the block's input, "
+                "not x after the gated cross-attention")
+    return ("with both gates open the output is not x + tanh(attn_gate)·xattn(x, media), then "
+            "x + tanh(ff_gate)·ff(x) on that result (each gate scales its own branch)")
+
+
 def resampler_properties(observed, ctx) -> str | None:
     """observed: the resampler's raw outputs {"out", "permuted", "alone", "other_media",
     "same_mean"} (see common.record_resampler). Shape (B, num_latents, dim); the same output

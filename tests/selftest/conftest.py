@@ -50,6 +50,21 @@ def zygotes_of_temporary_courses_end_with_their_test(pytestconfig):
 
 
 @pytest.fixture
+def without_bubblewrap(tmp_path, monkeypatch) -> str:
+    """This process and those it starts find no bubblewrap on PATH (helpers.path_without): the
+    namespaces layer is really missing, with the reason a machine without it gives. Yields
+    that PATH."""
+    from helpers import path_without
+
+    from autograder.sandbox import bwrap
+    path = path_without(tmp_path / "path-without-bwrap", "bwrap")
+    monkeypatch.setenv("PATH", path)
+    bwrap.probe.cache_clear()
+    yield path
+    bwrap.probe.cache_clear()  # (before monkeypatch puts PATH back: the next probe looks again)
+
+
+@pytest.fixture
 def toy(toy_course) -> Assignment:
     return load("toy", toy_course)
 
@@ -80,7 +95,8 @@ def engine():
         pytest.skip(f"no container engine: {problem}")
     podman = docker_image.Podman()
     started = time.monotonic()
-    tag = docker_image.build_runner(podman, "cpu")
+    # the image the docker backend runs (AUTOGRADER_DOCKER_IMAGE, else its default tag)
+    tag = docker_image.build_runner(podman, "cpu", tag=os.environ.get("AUTOGRADER_DOCKER_IMAGE"))
     built_s = time.monotonic() - started
     with docker_image.PodmanService(podman) as svc:
         old = os.environ.get("DOCKER_HOST")
@@ -108,7 +124,8 @@ FAST_ASSIGNMENT = "minigrad"
 # and they overlap with the rest, instead of one of them ending the run alone. None of them
 # shares a module-scoped fixture with the tests left in place (test_release's release,
 # test_ddp_battery's scenarios): a worker of its own would build that fixture again.
-LONG_FIRST = ("test_docker.py::test_examples_score_the_same_in_containers[classic-bugs-ddp]",
+LONG_FIRST = ("test_docker.py::test_examples_grade_the_same_in_containers[classic-bugs-ddp]",
+              "test_docker.py::test_examples_grade_the_same_in_containers[classic-bugs-fusion]",
               "test_nbgrader.py::test_nbgrader_autogrades",
               "test_nbgrader.py::test_tampered_notebooks",
               "test_warm.py::test_classic_bugs_example_parity[ddp]",
@@ -119,7 +136,42 @@ LONG_FIRST = ("test_docker.py::test_examples_score_the_same_in_containers[classi
               "test_course.py::test_solutions_score_full_marks[ddp]")
 
 
+def pytest_terminal_summary(terminalreporter):
+    """After the course self-test's freshness checks: each checked assignment's goldens'
+    origin against this machine's, a line each (authoring/origin.py). Goldens from another
+    machine are no failure: they compare within float_policy's allowance, and the checks ran
+    under other kernels than this machine's default (test_course.py)."""
+    from autograder.authoring.origin import describe, differences, origin
+    from autograder.grading.store import StoreError, load_store
+    from autograder.sandbox import Kernels
+
+    prefix = "test_course.py::test_goldens_are_fresh["
+    ran = sorted({r.nodeid.split(prefix)[1].rstrip("]") for reports in
+                  terminalreporter.stats.values() for r in reports
+                  if prefix in getattr(r, "nodeid", "") and getattr(r, "when", "") == "call"})
+    if not ran:
+        return
+    here = origin(Kernels())
+    terminalreporter.section("goldens' origin")
+    terminalreporter.write_line(f"this machine: {describe(here)}")
+    for name in ran:
+        try:
+            stored = load_store(load(name), "public").origin
+        except StoreError as e:
+            terminalreporter.write_line(f"{name}: {e}")
+            continue
+        other = differences(stored, here)
+        verdict = "" if not stored else " (this machine's)" if not other \
+            else f" (differs in {', '.join(other)})"
+        terminalreporter.write_line(f"{name} goldens: {describe(stored)}{verdict}")
+
+
 def pytest_collection_modifyitems(config, items):
+    if "defence_off" not in (config.option.markexpr or ""):  # only when selected by name
+        off = [item for item in items if item.get_closest_marker("defence_off")]
+        if off:
+            config.hook.pytest_deselected(items=off)
+            items[:] = [item for item in items if not item.get_closest_marker("defence_off")]
     items.sort(key=lambda item: not any(long in item.nodeid for long in LONG_FIRST))
     for item in items:
         name = item.path.name

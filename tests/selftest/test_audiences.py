@@ -35,15 +35,15 @@ def test_the_child_sees_only_its_visibility(tracked):
         assert "autograder/harness/boot.py" in seen and "autograder/backends/runner.py" not in seen
         assert not [f for f in seen if "/goldens/" in f or f.startswith(("solutions/", "starter/"))
                     or f.endswith("checks.py") or f"/{other}/" in f or f.endswith(f"{other}.json")]
-        # the graded input set goes to a public child only (in place of the published one)
-        assert ("tests/minigrad/inputs/graded.json" in seen) == (vis == "public")
+        # the tests' shared code reaches a child through the starter rule (golden-time code)
+        assert share(f"child-{vis}", "tests/bpe/common.py") == STUBBED
 
 
 def test_the_release_holds_no_hidden_or_instructor_file(tracked):
     seen = _seen("release", tracked)
     assert {"tests/minigrad/goldens/public.json", "starter/minigrad/__init__.py",
-            "autograder/cli.py", "autograder/grading/local.py", "tests/conftest.py"} <= seen
-    assert not [f for f in seen if "hidden" in f or "graded" in f or f.startswith(("solutions/", "docker/",
+            "autograder/cli.py", "autograder/grading/local_pytest.py", "tests/conftest.py"} <= seen
+    assert not [f for f in seen if "hidden" in f or f.startswith(("solutions/", "docker/",
                 "bench/", "examples/", "tests/selftest/")) or "EQUIVALENT_MUTANTS" in f
                 or f.endswith(("mutation_report.md", "make_tables.py", "similarity.py",
                                "bulk.py", "/gradescope.py", "nbgrader_course.py"))]
@@ -54,12 +54,16 @@ def test_the_release_holds_no_hidden_or_instructor_file(tracked):
 def test_gradescope_gets_one_assignment_and_the_grading_engine(tracked):
     seen = _seen("gradescope", tracked, "dedup")
     assert {"tests/dedup/goldens/hidden.json", "tests/dedup/inputs/hidden.json", "tests/dedup/checks.py",
-            "tests/dedup/goldens/graded.json", "tests/dedup/inputs/graded.json",
+            "solutions/dedup/minhash.py", "autograder/grading/draws.py",
             "autograder/integrations/gradescope.py", "autograder/grading/pipeline.py"} <= seen
     assert share("gradescope", "tests/dedup/checks.py", "dedup") == WHOLE  # the trusted parent's
-    assert share("gradescope", "tests/dedup/common.py", "dedup") == STUBBED  # the child reads it
-    assert not [f for f in seen if not f.startswith(("autograder/", "tests/dedup/"))
+    # whole: the reference's gen runs need it (the child's run folder stubs its own copy)
+    assert share("gradescope", "tests/dedup/common.py", "dedup") == WHOLE
+    assert not [f for f in seen if not f.startswith(("autograder/", "tests/dedup/",
+                                                     "solutions/dedup/"))
                 or "EQUIVALENT_MUTANTS" in f or "crosscheck_" in f or f.endswith("similarity.py")]
+    assert share("gradescope", "solutions/mutants/dedup.toml", "dedup") is None
+    assert share("gradescope", "solutions/bpe/train.py", "dedup") is None
 
 
 def test_nbgrader_and_unknown_audiences():

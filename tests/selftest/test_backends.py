@@ -23,7 +23,7 @@ from autograder.assignments import load
 from autograder.authoring import goldens
 from autograder.backends import base
 from autograder.backends.base import Placement, RunRequest, RunResult
-from autograder.backends.causes import Cause, Why
+from autograder.backends.causes import Cause, Reason
 from autograder.grading import store
 from autograder.harness.config import ChildConfig
 from autograder.sandbox import Limits, SandboxPolicy
@@ -53,14 +53,14 @@ def test_run_result_round_trips_through_json():
                                 meta={"points": 2}, inputs={"x": [1, 2]},
                                 where={"function": "f", "file": "a.py", "line": 3,
                                        "student": True}),
-               "t2": base.TestRecord("t2", "timeout", cause=Why(
+               "t2": base.TestRecord("t2", "timeout", cause=Reason(
                    Cause.TEST_TIMEOUT, limit=3.0, file="a.py", line=4, function="f")),
                "t3": base.TestRecord("t3", "ended", "failed", error="ImportError: no",
                                      error_type="ImportError",
-                                     cause=Why(Cause.FORBIDDEN_IMPORT, module="torch"))}
-    result = RunResult(records, [Why(Cause.COLLECT_ERROR, file="a.py", detail="SyntaxError"),
-                                 Why(Cause.RUN_TIMEOUT, limit=60.0),
-                                 Why(Cause.CRASHED, last="Segmentation fault", status=-11)],
+                                     cause=Reason(Cause.FORBIDDEN_IMPORT, module="torch"))}
+    result = RunResult(records, [Reason(Cause.COLLECT_ERROR, file="a.py", detail="SyntaxError"),
+                                 Reason(Cause.RUN_TIMEOUT, limit=60.0),
+                                 Reason(Cause.CRASHED, last="Segmentation fault", status=-11)],
                        "tail", 1, 2.25)
     again = _through_json(result)
     assert again == result
@@ -114,11 +114,10 @@ def test_golden_generation_runs_on_the_chosen_backend(toy_course, tmp_path, monk
     toy = load("toy", toy_course)
     stores = goldens.generate(toy, tmp_path, placement=Placement("spy", "2"))
     modes = [r.mode for r in spy.requests]
-    # the generating run, the two timing replays of the reference (in order, reversed), mutants
-    # the generation, the graded input set's, two timing replays, each mutant on the published
-    # and on the graded inputs
-    assert modes[0] == "gen" and modes.count("gen") == 2
-    assert modes.count("replay") == 2 * len(stores["public"].mutants) + 2
+    # the generating run, the two timing replays of the reference (in order, reversed), the
+    # probe draw (the fixed marks), each mutant on the published inputs
+    assert modes[0] == "gen" and modes.count("gen") == 1 + goldens.PROBE_DRAWS
+    assert modes.count("replay") == len(stores["public"].mutants) + 2
     assert len(stores["public"].mutants) >= 1 and [r.reverse for r in spy.requests].count(True) == 1
     assert {r.gpus for r in spy.requests} == {"2"}
     assert stores["public"].tests  # what came back through JSON made the stores
@@ -151,11 +150,13 @@ def test_selftest_runs_every_child_on_the_chosen_backend(toy_course, monkeypatch
                   *(f"mutant {m.name}" for m in load_mutants(toy))]:
         assert f"toy: {label}: ok" in out, out
     modes = [(r.mode, r.trusted) for r in spy.requests]
-    # goldens fresh: a regeneration and a replay of the reference on the committed inputs, for
-    # the published inputs and for the graded input set
-    assert modes.count(("gen", False)) == 2 and modes.count(("replay", True)) == 2, modes
+    # goldens fresh: a regeneration (no probe draws: the fixed marks are not compared) and a
+    # replay of the reference on the committed inputs
+    assert modes.count(("gen", False)) == 1 and modes.count(("replay", True)) == 1, modes
     graded = [r for r in spy.requests if (r.mode, r.trusted) == ("replay", False)]
-    assert len(graded) >= 2 + len(load_mutants(toy))  # solutions, starter, each mutant
+    drawn = [r for r in spy.requests if (r.mode, r.trusted) == ("gen", True)]
+    # solutions, starter, each mutant: each grading's draw (the reference) and its children
+    assert len(graded) >= 2 + len(load_mutants(toy)) <= len(drawn), modes
     assert len(host_runs) == len(spy.requests)  # every host run came through the spy
     assert {r.gpus for r in spy.requests} == {"1"}
 

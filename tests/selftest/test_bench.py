@@ -1,5 +1,6 @@
 """`make bench`'s plumbing, fast (no benchmark runs): every bench file exposes rows(), the table
-writer renders and splices a fake rows() list, and a failing bench file becomes a row."""
+writer renders a fake rows() list into bench/results.md's page, the committed results.md is its
+results.json's page, and a failing bench file becomes a row."""
 
 from __future__ import annotations
 
@@ -90,13 +91,19 @@ def test_number_format(table, value, text):
     assert table.number(value) == text
 
 
-def test_splice_replaces_only_between_markers(table):
-    readme = f"# T\n\n## Performance\n\nintro\n\n{table.BEGIN}\nold table\n{table.END}\n\n## Next\n"
-    once = table.splice(readme, "NEW\n")
-    assert once == f"# T\n\n## Performance\n\nintro\n\n{table.BEGIN}\nNEW\n{table.END}\n\n## Next\n"
-    assert table.splice(once, "NEW\n") == once
-    appended = table.splice("# T\n", "NEW\n")
-    assert "## Performance" in appended and f"{table.BEGIN}\nNEW\n{table.END}" in appended
+def test_page_is_heading_source_and_table(table):
+    results = {"date": "2026-01-01 00:00 UTC", "machine": "m", "duration_s": 60.0,
+               "rows": FAKE_ROWS}
+    page = table.page(results)
+    assert page.startswith("# Performance measurements\n") and "`make bench`" in page
+    assert page.endswith(table.markdown(FAKE_ROWS, "2026-01-01 00:00 UTC", "m", 60.0))
+
+
+def test_committed_results_md_is_results_json_page(table):
+    """bench/results.md and results.json come from one run: neither is edited by hand."""
+    results = json.loads((BENCH / "results.json").read_text())
+    assert (BENCH / "results.md").read_text() == table.page(results), \
+        "bench/results.md is not bench/results.json's page: rerun `make bench`"
 
 
 def test_row_helpers(benchrows):
@@ -141,15 +148,13 @@ def test_crashing_child_becomes_a_row(run_all, tmp_path):
     assert rows == [FAKE_ROWS[0]]
 
 
-def test_write_results(run_all, tmp_path):
-    readme = tmp_path / "README.md"
-    readme.write_text("# T\n")
+def test_write_results(run_all, table, tmp_path):
     results = {"date": "2026-01-01 00:00 UTC", "machine": "m", "duration_s": 60.0,
                "rows": FAKE_ROWS}
-    md = run_all.write(results, bench_dir=tmp_path, readme=readme)
+    page = run_all.write(results, bench_dir=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json", "results.md"]
     assert json.loads((tmp_path / "results.json").read_text())["rows"] == FAKE_ROWS
-    assert md in (tmp_path / "results.md").read_text()
-    assert md.strip() in readme.read_text()
+    assert (tmp_path / "results.md").read_text() == page == table.page(results)
 
 
 def _bench_bpe(impl: Path) -> subprocess.CompletedProcess:

@@ -1,7 +1,8 @@
 """Hints on bugs that are not the mutants: each independent bug of
-solutions/bugs/<a>.toml is graded as a full submission (sandboxed, public and hidden tests); the
-hints shown are reported, and a hint that names a mistake the bug does not make (a mutant not in
-its `true_hints`) fails the test. Target: 0 misleading hints.
+solutions/bugs/<a>.toml is graded as a full submission (sandboxed, public and hidden tests, under
+its assignment's kernel variant: helpers.variant_policy); the hints shown are reported, and a
+hint that names a mistake the bug does not make (a mutant not in its `true_hints`) fails the
+test. Target: 0 misleading hints.
 
 Grading the 44 bugs takes about 15 minutes here, so `make test` grades a fixed sample: the first bug
 of each assignment. `BUG_HINTS=all` grades every bug (`BUG_HINTS=all .venv/bin/python -m pytest
@@ -10,15 +11,46 @@ assignment's."""
 
 import os
 import tempfile
+import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers import grade_root, variant_policy
 
-from autograder.assignments import load
-from autograder.authoring.mutants import load_bugs, load_mutants, materialize
-from autograder.grading.pipeline import grade_submission_root
+from autograder.assignments import Assignment, load
+from autograder.authoring.mutants import Mutant, load_mutants, materialize
 
 ASSIGNMENTS = ["minigrad", "ad_modes", "bpe", "dedup", "scaling", "ddp", "repro", "fusion"]
+
+
+@dataclass(frozen=True)
+class Bug:
+    """An independent bug of solutions/bugs/<a>.toml (`[[bugs]]` with `name`, `description`,
+    `true_hints` and `[[bugs.edits]]`, the mutants' edit format): its edits (`as_mutant`, for
+    materialize), what it does and the mutants whose hints are true of it (mutant names)."""
+
+    name: str
+    description: str
+    true_hints: tuple[str, ...]
+    edits: tuple[tuple[str, str, str], ...]
+
+    def as_mutant(self) -> Mutant:
+        return Mutant(self.name, self.description, self.edits)
+
+
+def load_bugs(assignment: Assignment) -> list[Bug]:
+    """The assignment's independent bugs, beside solutions/mutants/ (none without a file)."""
+    path = assignment.mutants_file.parent.parent / "bugs" / assignment.mutants_file.name
+    if not path.exists():
+        return []
+    bugs = []
+    for b in tomllib.loads(path.read_text(encoding="utf-8")).get("bugs", []):
+        edits = tuple((e["file"], e["old"], e["new"]) for e in b.get("edits", []))
+        assert edits, f"{path}: bug {b['name']} has no edits"
+        bugs.append(Bug(b["name"], b["description"].strip(), tuple(b.get("true_hints", ())),
+                        edits))
+    return bugs
 
 
 def _selected() -> list[tuple[str, str]]:
@@ -40,7 +72,7 @@ def graded_hints(name: str, bug_name: str) -> tuple[float, float, dict[str, list
     bug = next(b for b in load_bugs(assignment) if b.name == bug_name)
     with tempfile.TemporaryDirectory() as tmp:
         materialize(assignment, bug.as_mutant(), Path(tmp))
-        grade = grade_submission_root(assignment, Path(tmp))
+        grade = grade_root(assignment, Path(tmp), policy=variant_policy(assignment))
     return grade.score, grade.max_score, {t.id: t.hints for t in grade.tests if t.hints}
 
 

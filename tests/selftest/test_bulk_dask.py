@@ -131,13 +131,14 @@ def test_a_worker_on_another_course_version_refuses(toy_env, tmp_path):
     from autograder.backends import Placement
     from autograder.classroom.dask_executor import worker_job
     from autograder.classroom.executors import course_version
-    from autograder.classroom.grade_job import GradeJob
+    from autograder.grading.job import GradeJob
     from autograder.sandbox import SandboxPolicy
 
     package(tmp_path / "alice", SOLUTION)
     (tmp_path / "work").mkdir()
-    job = GradeJob(str(tmp_path / "alice"), "a" * 64, ("toy",), SandboxPolicy.create(),
-                   Placement(), 60, str(toy_env), "0" * 64, str(tmp_path / "work"))
+    job = GradeJob(tmp_path / "alice", toy_env, "grade", ("toy",),
+                   policy=SandboxPolicy.create(), placement=Placement(), timeout=60,
+                   work=tmp_path / "work", submission_hash="a" * 64, course_version="0" * 64)
     results, error = worker_job(job.to_json())
     assert results is None and "has another course version" in error
     assert course_version([load("toy", toy_env)]) != "0" * 64

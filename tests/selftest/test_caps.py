@@ -146,13 +146,13 @@ def test_hidden_hints_reach_only_the_instructor(toy):
 
 
 def test_hidden_failure_says_only_failed_or_a_builtin_exception(toy_env, tmp_path):
-    from autograder.grading.pipeline import grade_submission_root
+    from helpers import grade_root
 
     wrong = SOLUTION.replace("/ len(xs)", "/ (len(xs) - 1)")
     raising = SOLUTION.replace("return sum(xs) / len(xs)", "raise KeyError('x')")
     for k, (source, expected) in enumerate(((wrong, "Hidden test failed."),
                                             (raising, "Hidden test failed. It raised KeyError."))):
-        grade = grade_submission_root(load("toy", toy_env), submission(tmp_path, source, f"s{k}"))
+        grade = grade_root(load("toy", toy_env), submission(tmp_path, source, f"s{k}"))
         test = next(t for t in grade.tests if t.id == "test_mean")
         assert not test.passed and test.message == expected
 

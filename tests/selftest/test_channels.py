@@ -21,10 +21,10 @@ import socket
 from pathlib import Path
 
 import pytest
+from helpers import grade_root
 
 from autograder import sandbox
 from autograder.backends import Placement
-from autograder.grading.pipeline import grade_submission_root
 
 HERE = Path(__file__).parent
 ATTACK = HERE / "adversarial" / "channel_all.py"
@@ -64,7 +64,7 @@ def what_public_saw(toy, tmp_path: Path, policy: sandbox.SandboxPolicy,
     pkg = tmp_path / "channels" / "toy"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text(channel_source())
-    grade = grade_submission_root(toy, tmp_path / "channels", policy=policy,
+    grade = grade_root(toy, tmp_path / "channels", policy=policy,
                                   placement=placement)
     message = next(t.message for t in grade.tests if t.id == "test_add")
     assert "SEEN" in message, message
@@ -84,19 +84,13 @@ def seen(request, toy_course, tmp_path_factory):
     backend, disable = SETTINGS[request.param]
     if backend == "docker":
         request.getfixturevalue("engine")  # skips where podman cannot run
-    mp = pytest.MonkeyPatch()
-    try:
-        if disable:
-            mp.setenv(sandbox.ENV_DISABLE, disable)
-        policy = sandbox.SandboxPolicy.create("auto")
-        caps = sandbox.capabilities(policy)
-        if backend == "host" and not (caps.namespaces or caps.user):
-            pytest.skip("neither the namespaces nor the user layer here: "
-                        + "; ".join(caps.why.values()))
-        out = what_public_saw(load("toy", toy_course), tmp_path_factory.mktemp("ch"), policy,
-                              Placement(backend))
-    finally:
-        mp.undo()
+    policy = sandbox.SandboxPolicy("auto", disabled=frozenset(filter(None, [disable])))
+    caps = sandbox.capabilities(policy)
+    if backend == "host" and not (caps.namespaces or caps.user):
+        pytest.skip("neither the namespaces nor the user layer here: "
+                    + "; ".join(caps.why.values()))
+    out = what_public_saw(load("toy", toy_course), tmp_path_factory.mktemp("ch"), policy,
+                          Placement(backend))
     out["setting"] = request.param
     return out
 
@@ -126,7 +120,7 @@ def test_docker_container_cannot_reach_the_host(engine, toy, toy_course, tmp_pat
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text(source)
     policy = sandbox.SandboxPolicy.create("auto")
-    grade = grade_submission_root(toy, tmp_path / "escape", policy=policy,
+    grade = grade_root(toy, tmp_path / "escape", policy=policy,
                                   placement=Placement("docker"))
     message = next(t.message for t in grade.tests if t.id == "test_add")
     seen = json.loads(message.split("SEEN")[1])

@@ -1,5 +1,7 @@
 """Handout, starter and tests cannot drift apart: every name in each handout's API table exists in
-the starter with the same parameters (names, kinds and defaults)."""
+the starter with the same parameters (names, kinds and defaults), and every name the tests import
+from the package is in that table (the graded child stands in for those names when a package
+lacks one: backends/run_folder.package_names)."""
 
 import shutil
 from pathlib import Path
@@ -7,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from autograder.assignments import discover, load
-from autograder.authoring.contract import NO_DEFAULT, ContractError, contract_problems, parse_signature
+from autograder.authoring.contract import (
+    NO_DEFAULT,
+    ContractError,
+    api_table,
+    contract_problems,
+    handout,
+    parse_signature,
+)
+from autograder.backends.run_folder import package_names
 
 ASSIGNMENTS = discover()
 TOY = Path(__file__).parent / "toy_course"
@@ -31,6 +41,12 @@ TOY_HANDOUT = """# Toy
 @pytest.mark.parametrize("assignment", ASSIGNMENTS, ids=lambda a: a.name)
 def test_handout_api_table_matches_the_starter(assignment):
     assert contract_problems(assignment) == []
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS, ids=lambda a: a.name)
+def test_the_tests_import_only_names_of_the_api_table(assignment):
+    table = {entry.name.split(".")[0] for entry in api_table(handout(assignment))}
+    assert set(package_names(assignment, ("public", "hidden"))) - table == set()
 
 
 def test_signatures_are_read_with_kinds_and_defaults():
@@ -78,3 +94,13 @@ def test_starter_with_extra_public_parameter_is_reported(toy_copy):
                                              "def order(xs: list[int], reverse=False)"))
     problems = contract_problems(load("toy", toy_copy))
     assert len(problems) == 1 and "the starter has (xs, reverse=False)" in problems[0], problems
+
+
+def test_an_unreadable_return_type_is_reported(toy_copy):
+    """assignment.toml's `[returns]` types are checked with the API table: a type the grader
+    cannot read would fail every call silently (grading/returns.matches is False)."""
+    toml = toy_copy / "tests" / "toy" / "assignment.toml"
+    toml.write_text(toml.read_text() + '\n[returns]\norder = "list"\nmean = "ndarray[float64"\n')
+    problems = contract_problems(load("toy", toy_copy))
+    assert problems == ["tests/toy/assignment.toml [returns] mean: 'ndarray[float64' is not a "
+                        "type (e.g. list, ndarray[float64], torch.Tensor, Tensor)"], problems

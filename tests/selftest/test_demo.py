@@ -57,7 +57,7 @@ def test_summary_table_lists_every_assignment_by_example_with_a_score():
 def test_examples_are_graded_jobs_at_a_time_and_a_crash_is_one_row(monkeypatch, tmp_path):
     both_running = threading.Barrier(2, timeout=20)  # breaks unless two jobs overlap
 
-    def fake_grade_one(name, assignments, policy, out):
+    def fake_grade_one(name, assignments, policy, out, taken=None):
         if name == "broken":
             raise RuntimeError("disk full\nsecond line")
         if name in ("complete", "classic-bugs"):
@@ -76,8 +76,8 @@ def test_demo_streams_a_line_per_example_off_a_terminal(monkeypatch, tmp_path):
     """Piped or written to a file, the demo says what it does as it goes (before: nothing for
     minutes, a spinner shown only on a terminal): the header, then one line per example as it
     finishes, before the table."""
-    monkeypatch.setattr(demo, "grade_one",
-                        lambda name, assignments, policy, out: _fake_run(name, name == "complete"))
+    monkeypatch.setattr(demo, "grade_one", lambda name, assignments, policy, out, taken=None:
+                        _fake_run(name, name == "complete"))
     buf = io.StringIO()
     console = Console(file=buf, width=100, color_system=None)
     assert not console.is_terminal
@@ -114,3 +114,28 @@ def test_demo_gives_the_four_verdicts_and_keeps_the_full_reports(tmp_path, capsy
         assert f"minigrad: {score:g} / {m1:g}" in report, report[-500:]
     assert "Hint: " in (tmp_path / "classic-bugs" / "report.txt").read_text()
     assert "SyntaxError" in (tmp_path / "broken" / "report.txt").read_text()
+
+
+def test_an_identical_package_is_graded_once_and_the_table_says_so(tmp_path, capsys):
+    """broken.zip ships the untouched scaling starter, as starter.zip does: one grade serves
+    both (the same results.json tests), its cell is marked, and a line under the table says
+    which; the packages that differ (complete, classic-bugs) are graded on their own."""
+    shared = demo.same_packages(EXAMPLE_NAMES, [a.name for a in discover()])
+    assert shared == {"broken": {a: "starter" for a in
+                                 ("bpe", "dedup", "scaling", "ddp", "repro", "fusion")}}
+    graded = []
+    real = pipeline.grade
+    with __import__("pytest").MonkeyPatch.context() as patch:
+        patch.setattr(pipeline, "grade", lambda job: (
+            graded.append((job.submission.name, job.assignments)), real(job))[1])
+        assert cli.main(["demo", "--assignment", "scaling", "--jobs", "2", "--out",
+                         str(tmp_path)]) == 0
+    assert sorted(graded) == [("classic-bugs.zip", ("scaling",)), ("complete.zip", ("scaling",)),
+                              ("starter.zip", ("scaling",))]  # broken.zip: not graded again
+    out = capsys.readouterr().out
+    row = next(ln for ln in out.splitlines() if ln.split()[:1] == ["scaling"])
+    assert row.count("*") == 1 and row.rstrip().endswith("*"), row
+    assert "* broken.zip's scaling: the same package as starter.zip's, graded once" in out
+    tests = {n: json.loads((tmp_path / n / "results.json").read_text())["tests"]
+             for n in ("starter", "broken")}
+    assert tests["broken"] == tests["starter"] and tests["starter"]

@@ -4,7 +4,7 @@ under ~/.cache/training-systems, so a rerun only starts the service).
 
 Skipped, with the reason, where podman cannot run (the `engine` fixture lives in conftest.py,
 shared with test_channels and test_gradescope). What it proves: the bundled example
-submissions get the same scores through `--backend docker` as on the host; the adversarial
+submissions get the same points and hints through `--backend docker` as on the host; the adversarial
 corpus's resource attacks are contained in the container while a good submission graded beside
 them keeps full marks; no container is left behind.
 """
@@ -17,11 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from helpers import SOLUTION
+from helpers import SOLUTION, grade_results, grade_root
 
 from autograder.backends import Placement, docker_image
-from autograder.grading import pipeline
-from autograder.grading.pipeline import grade_submission_root
 from autograder.sandbox import SandboxPolicy
 
 HERE = Path(__file__).resolve().parent
@@ -72,20 +70,30 @@ def test_dockerfiles_are_hadolint_clean():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def marks(results) -> list[tuple]:
+    """Per test of every graded assignment: its id, points and hints (hidden ones too)."""
+    return [(g.assignment.name, t.id, t.points, tuple(t.hints))
+            for g in results.grades for t in g.tests]
+
+
 @pytest.mark.parametrize("example, assignment", [
     ("complete", "minigrad"), ("classic-bugs", "minigrad"), ("starter", "minigrad"),
-    ("broken", "minigrad"), ("classic-bugs", "ddp")])
-def test_examples_score_the_same_in_containers(example, assignment, engine):
-    """A bundled example, graded through containers, scores what the host backend gives, test
-    by test (minigrad: pure Python; ddp: torch.distributed on gloo, /dev/shm in the container)."""
+    ("broken", "minigrad"), ("classic-bugs", "ddp"), ("classic-bugs", "fusion")])
+def test_examples_grade_the_same_in_containers(example, assignment, engine):
+    """A bundled example, graded through containers, gets what the host backend gives, test
+    by test: the same points and the same hints, public and hidden (minigrad: pure Python;
+    ddp: torch.distributed on gloo, /dev/shm in the container; fusion: float32 torch models
+    built with transformers, hints from named checks' values). The runner image's
+    libraries are the host's pins, so they compute alike (float_policy would allow less
+    alike: any difference here is the image's, not rounding's)."""
     zip_ = ROOT / "examples" / f"{example}.zip"
-    on_host = pipeline.grade(zip_, [assignment], SandboxPolicy.create("auto"))
-    in_docker = pipeline.grade(zip_, [assignment], SandboxPolicy.create("auto"),
+    on_host = grade_results(zip_, [assignment], SandboxPolicy.create("auto"))
+    in_docker = grade_results(zip_, [assignment], SandboxPolicy.create("auto"),
                               placement=Placement("docker"))
-    scores = [(t["name"], t["score"]) for t in on_host.gradescope()["tests"]]
-    got = [(t["name"], t["score"]) for t in in_docker.gradescope()["tests"]]
-    assert got == scores, in_docker.gradescope()["output"]
+    assert marks(in_docker) == marks(on_host), in_docker.gradescope()["output"]
     assert on_host.score > 0 or example in ("starter", "broken")
+    if example == "classic-bugs":
+        assert any(t.hints for g in on_host.grades for t in g.tests)  # hints to compare
     assert containers_left(engine["url"]) == []
 
 
@@ -104,12 +112,55 @@ def test_resource_attacks_are_contained(name, engine, toy, tmp_path):
     policy, docker = SandboxPolicy.create("auto"), Placement("docker")
     started = time.monotonic()
     with ThreadPoolExecutor(2) as pool:
-        bad = pool.submit(grade_submission_root, toy, _submission(tmp_path, source, "a"),
+        bad = pool.submit(grade_root, toy, _submission(tmp_path, source, "a"),
                           policy=policy, placement=docker)
-        good = pool.submit(grade_submission_root, toy, _submission(tmp_path, SOLUTION, "g"),
+        good = pool.submit(grade_root, toy, _submission(tmp_path, SOLUTION, "g"),
                            policy=policy, placement=docker)
         bad_grade, good_grade = bad.result(), good.result()
     assert bad_grade.score == 0, json.dumps([t.message for t in bad_grade.tests])
     assert good_grade.score == FULL, json.dumps([t.message for t in good_grade.tests])
     assert time.monotonic() - started < toy.run_timeout
+    assert containers_left(engine["url"]) == []
+
+
+MASKED_TEST = '''"""Task 1: what the child finds where a forbidden module was installed."""
+
+import os
+import sysconfig
+
+from autograder.harness import graded
+
+
+@graded(points=1)
+def test_read_the_forbidden_module(rec):
+    path = os.path.join(sysconfig.get_paths()["purelib"], "tokenizers", "__init__.py")
+    with open(path) as f:
+        rec.exact("head", f.read(60))
+'''
+
+
+def test_a_module_a_rule_forbids_is_hidden_in_the_container(engine, tmp_path):
+    """The runner image installs tokenizers (transformers needs it); a course forbidding it
+    finds, by path, only the stub that raises ImportError, in the container as on the host."""
+    from autograder.assignments import load
+    from autograder.backends import RunRequest, run
+
+    tests = tmp_path / "course" / "tests" / "masked"
+    (tests / "public").mkdir(parents=True)
+    (tests / "assignment.toml").write_text(
+        'package = "masked"\nnumber = 97\ntitle = "masked"\nforbidden = ["tokenizers"]\n'
+        'test_timeout = 120\nrun_timeout = 300\nmeasured_timeouts = false\n')
+    (tests / "public" / "test_masked.py").write_text(MASKED_TEST)
+    (tmp_path / "course" / "solutions" / "masked").mkdir(parents=True)
+    (tmp_path / "course" / "solutions" / "masked" / "__init__.py").write_text("")
+    assignment = load("masked", tmp_path / "course")
+    policy = SandboxPolicy.create("auto")
+    for placement in (Placement("host"), Placement("docker")):
+        result = run(RunRequest(assignment, assignment.solutions, "gen", None, policy,
+                                inputs_base=tmp_path / placement.backend), placement)
+        record = result.records["test_read_the_forbidden_module"]
+        assert record.outcome == "passed", (placement, record.error, result.stderr_tail)
+        head = next(o["value"] for o in record.obs if o["name"] == "head")
+        assert head.startswith("raise ImportError('module 'tokenizers' is forbidden"), \
+            (placement, head)
     assert containers_left(engine["url"]) == []

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from helpers import SOLUTION, submission
+from helpers import SOLUTION, grade_root, submission
 
 from autograder import cli
 from autograder.assignments import load
 from autograder.authoring.goldens import GoldenError, generate, stale_report
 from autograder.backends.run_folder import prepare_run_dir
-from autograder.grading.pipeline import grade_submission_root
+from autograder.grading.cause_text import sentence
 from autograder.grading.report import SCHEMA_PATH, results_json
 
 
@@ -26,13 +26,13 @@ def by_id(grade):
 
 
 def test_solution_full_marks_starter_zero(toy):
-    assert grade_submission_root(toy, toy.solutions).score == 7
-    assert grade_submission_root(toy, toy.starter).score == 0
+    assert grade_root(toy, toy.solutions).score == 7
+    assert grade_root(toy, toy.starter).score == 0
 
 
 def test_mutant_hint_fires_on_hidden_and_public(toy, tmp_path):
     sub = submission(tmp_path, SOLUTION.replace("return a + b", "return a - b"))
-    grade = grade_submission_root(toy, sub)
+    grade = grade_root(toy, sub)
     tests = by_id(grade)
     assert not tests["test_add"].passed and tests["test_mean"].passed
     assert any("sign of the second operand" in h for h in tests["test_add"].hints)
@@ -42,13 +42,13 @@ def test_named_check_accepts_any_valid_order(toy, tmp_path):
     stable_reversed_ties = SOLUTION.replace(
         "return sorted(range(len(xs)), key=lambda i: xs[i])",
         "return sorted(range(len(xs)), key=lambda i: (xs[i], -i))")
-    assert by_id(grade_submission_root(toy, submission(tmp_path, stable_reversed_ties)))[
+    assert by_id(grade_root(toy, submission(tmp_path, stable_reversed_ties)))[
         "test_order"].passed
 
 
 def test_hidden_failure_shows_no_values(toy, tmp_path):
     sub = submission(tmp_path, SOLUTION.replace("/ len(xs)", "/ (len(xs) - 1)"))
-    test = by_id(grade_submission_root(toy, sub))["test_mean"]
+    test = by_id(grade_root(toy, sub))["test_mean"]
     assert not test.passed
     assert test.message == "Hidden test failed."
 
@@ -58,9 +58,9 @@ def test_hidden_failure_shows_no_values(toy, tmp_path):
     ("import statistics\n" + SOLUTION, "imports 'statistics', which this assignment forbids"),
 ])
 def test_static_rejections_give_zero_and_a_clear_message(toy, tmp_path, source, expected):
-    grade = grade_submission_root(toy, submission(tmp_path, source))
+    grade = grade_root(toy, submission(tmp_path, source))
     assert grade.score == 0
-    assert any(expected in p for p in grade.problems)
+    assert any(expected in sentence(p) for p in grade.problems)
 
 
 @pytest.mark.parametrize("init, helper, expected", [
@@ -77,17 +77,18 @@ def test_import_time_crash_fails_every_test_with_the_reason(toy, tmp_path, init,
     sub = submission(tmp_path, init)
     if helper is not None:
         (sub / "toy" / "helper.py").write_text(helper)
-    grade = grade_submission_root(toy, sub)
+    grade = grade_root(toy, sub)
     assert grade.score == 0 and {t.visibility for t in grade.tests} == {"public", "hidden"}
     assert not any(t.passed for t in grade.tests)
-    assert len(grade.problems) == 1 and "importing your package failed" in grade.problems[0]
-    assert expected in grade.problems[0], grade.problems
+    problems = [sentence(p) for p in grade.problems]
+    assert len(problems) == 1 and "importing your package failed" in problems[0]
+    assert expected in problems[0], problems
 
 
 def test_endless_loop_costs_only_that_test(toy, tmp_path):
     source = SOLUTION.replace('    if not xs:\n        raise ValueError("mean of nothing")',
                               "    while not xs:\n        pass")
-    grade = grade_submission_root(toy, submission(tmp_path, source))
+    grade = grade_root(toy, submission(tmp_path, source))
     tests = by_id(grade)
     assert "timed out" in tests["test_mean_of_nothing"].message
     assert tests["test_add"].passed and tests["test_order"].passed and tests["test_mean"].passed
@@ -96,7 +97,7 @@ def test_endless_loop_costs_only_that_test(toy, tmp_path):
 def test_process_exit_mid_test_costs_only_that_test(toy, tmp_path):
     source = SOLUTION.replace('    if not xs:\n        raise ValueError("mean of nothing")',
                               "    if not xs:\n        import os; os._exit(0)")
-    tests = by_id(grade_submission_root(toy, submission(tmp_path, source)))
+    tests = by_id(grade_root(toy, submission(tmp_path, source)))
     assert not tests["test_mean_of_nothing"].passed
     assert "died" in tests["test_mean_of_nothing"].message
     assert tests["test_order"].passed and tests["test_mean"].passed
@@ -108,13 +109,13 @@ def test_lying_objects_earn_nothing(toy, tmp_path):
             "def add(a, b): return Liar(0)\n"
             "def mean(xs): return Liar(0)\n"
             "def order(xs): return Liar(0)\n")
-    assert grade_submission_root(toy, submission(tmp_path, liar)).score == 0
+    assert grade_root(toy, submission(tmp_path, liar)).score == 0
 
 
 def test_missing_package(toy, tmp_path):
     (tmp_path / "empty").mkdir()
-    grade = grade_submission_root(toy, tmp_path / "empty")
-    assert grade.score == 0 and "no 'toy' package found" in grade.problems[0]
+    grade = grade_root(toy, tmp_path / "empty")
+    assert grade.score == 0 and "no 'toy' package found" in sentence(grade.problems[0])
 
 
 def test_run_folder_holds_no_goldens_or_solutions(toy):
@@ -151,7 +152,7 @@ def test_stale_goldens_are_detected(course_copy):
 
 
 def test_results_json_validates_against_gradescope_schema(toy):
-    grades = [grade_submission_root(toy, toy.starter)]
+    grades = [grade_root(toy, toy.starter)]
     schema = json.loads(SCHEMA_PATH.read_text())
     jsonschema.validate(results_json(grades, 1.0), schema)
     with pytest.raises(jsonschema.ValidationError):
@@ -253,13 +254,13 @@ def test_golden_generation_fails_loudly_when_collection_fails(course_copy):
 def test_the_graders_parses_run_one_at_a_time(monkeypatch):
     """CPython 3.11's AST constructor keeps its recursion depth per interpreter: two threads'
     parses at once can raise a spurious SystemError (seen once in a pytest worker, in a zygote's
-    preload list). Every parse of the grader goes through sandbox.pyparse.parse, which lets one
+    preload list). Every parse of the grader goes through sandbox.threadsafe_ast.parse, which lets one
     run at a time: here, with ast.parse slowed down, four threads never overlap."""
     import ast
     import threading
     import time
 
-    from autograder.sandbox import pyparse
+    from autograder.sandbox import threadsafe_ast
 
     inside, most, lock = [0], [0], threading.Lock()
     real = ast.parse
@@ -273,8 +274,8 @@ def test_the_graders_parses_run_one_at_a_time(monkeypatch):
             inside[0] -= 1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(pyparse.ast, "parse", slow)
-    threads = [threading.Thread(target=pyparse.parse, args=("x = 1",)) for _ in range(4)]
+    monkeypatch.setattr(threadsafe_ast.ast, "parse", slow)
+    threads = [threading.Thread(target=threadsafe_ast.parse, args=("x = 1",)) for _ in range(4)]
     for t in threads:
         t.start()
     for t in threads:

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import SOLUTION, submission
+from helpers import SOLUTION, grade_root, submission
 from rich.console import Console
 
 from autograder import cli
@@ -26,8 +26,7 @@ from autograder.backends import runner, timeouts
 from autograder.grading import store
 from autograder.grading.compare import Observed
 from autograder.grading.hints import ranked_hints
-from autograder.grading.pipeline import grade_submission_root
-from autograder.grading.report import render, results_json
+from autograder.grading.report import print_report, results_json
 from autograder.grading.tasks import natural_key, task_of_file
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -52,8 +51,8 @@ KINDS = {
 
 def rendered(grade) -> str:
     out = io.StringIO()
-    render([grade], Console(file=out, width=100, color_system=None, force_terminal=False),
-           timing=False)
+    print_report([grade], Console(file=out, width=100, color_system=None, force_terminal=False),
+                 timing=False)
     return out.getvalue()
 
 
@@ -68,12 +67,12 @@ def assert_snapshot(kind: str, grade) -> None:
 
 @pytest.mark.parametrize("kind", sorted(set(KINDS) - {"timeout"}))  # timeout: the hang test's
 def test_message_snapshot(toy, tmp_path, kind):
-    assert_snapshot(kind, grade_submission_root(toy, submission(tmp_path, KINDS[kind]),
+    assert_snapshot(kind, grade_root(toy, submission(tmp_path, KINDS[kind]),
                                                 ("public",)))
 
 
 def test_report_follows_the_handout_tasks_and_hides_hidden_points(toy, tmp_path):
-    grade = grade_submission_root(toy, submission(tmp_path, KINDS["wrong_value"]))
+    grade = grade_root(toy, submission(tmp_path, KINDS["wrong_value"]))
     data = results_json([grade], 1.0)
     names = [t["name"] for t in data["tests"]]
     assert names[0] == "toy · Task 1: order · test_order"  # Task 1's file sorts last by name
@@ -104,7 +103,7 @@ def test_a_hang_costs_only_the_tests_that_reach_it(toy, tmp_path, monkeypatch):
     monkeypatch.setattr(timeouts, "machine_slowdown", lambda: 1.0)  # the snapshot's quiet limit
     source = KINDS["timeout"].replace(EMPTY_MEAN, "    while not xs: pass")
     started = time.monotonic()
-    grade = grade_submission_root(toy, submission(tmp_path, source))
+    grade = grade_root(toy, submission(tmp_path, source))
     took = time.monotonic() - started
     tests = {t.id: t for t in grade.tests}
     assert "timed out" in tests["test_add"].message

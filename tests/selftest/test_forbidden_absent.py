@@ -1,21 +1,26 @@
 """Forbidden means absent (autograder/sandbox/view.py): a submission that delegates a
-task to the library object a dotted rule names, found by a computed route (getattr on built
-names, `__subclasses__()`, another function's `__globals__`, `gc.get_objects()`, walking
-sys.modules, importlib by a built name; adversarial/forbidden_oracle.py), earns nothing on that
-task's tests: in the child the object is a stub or does not exist. Without the view each case
-earns points (`VIEWLESS=1` grades them so, to show it)."""
+task to the library object a rule names, or to the same computation under another name
+(Welch's p-value from f_oneway, tukey_hsd or dask; a Jacobian from gradcheck, functorch's grad,
+autograd.grad's batched path, forward_ad's dual numbers or scipy), found by a computed route
+(getattr on built names, `__subclasses__()`, another function's `__globals__`,
+`gc.get_objects()`, walking sys.modules, importlib by a built name) or taken from another
+Python installation (sys.path, a co-process of the base interpreter;
+adversarial/forbidden_oracle.py), earns nothing on that task's tests: in the child the object
+is a stub or does not exist. Without the view, the masks and the hiding of other installations
+each case earns points: every case has a `defence="off"` twin that grades it so, to show it
+(marked `defence_off`, run only when selected: `pytest -m defence_off`)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import tomllib
 from pathlib import Path
 
 import pytest
+from helpers import grade_root
 
-from autograder.assignments import load
-from autograder.grading.pipeline import grade_submission_root
+from autograder import settings
+from autograder.assignments import discover, load
 from autograder.sandbox.view import View
 
 HERE = Path(__file__).resolve().parent
@@ -23,6 +28,10 @@ ORACLE = HERE / "adversarial" / "forbidden_oracle.py"
 DELEGATES = tomllib.loads((HERE / "adversarial" / "forbidden_delegates.toml").read_text())
 CASES = [(name, technique) for name, case in DELEGATES.items()
          for technique in case["techniques"]]
+# each attack against the real defence ("on"), and with the defence removed ("off": the attack
+# must then get through; deselected unless `-m defence_off` selects it, conftest.py)
+DEFENCE = pytest.mark.parametrize(
+    "defence", ["on", pytest.param("off", marks=pytest.mark.defence_off)])
 
 
 def pieces(text: str) -> str:
@@ -45,6 +54,16 @@ def hostile(assignment, case: dict, technique: str, dest: Path) -> Path:
     return dest
 
 
+def foreign_scipy() -> bool:
+    """Whether a Python installation the child must not see holds scipy (the base interpreter's
+    own site-packages here)."""
+    from autograder.sandbox import bwrap, installations
+
+    dirs = installations.foreign_site_dirs(tuple(bwrap.mounted_trees()),
+                                           installations.viewed_site_dirs())
+    return any((Path(d) / "scipy" / "stats").is_dir() for d in dirs)
+
+
 def ids_of(assignment, test_file: str) -> frozenset[str]:
     """The public tests of `test_file` (the hidden child imports through the same view)."""
     path = assignment.tests_dir / "public" / test_file
@@ -52,17 +71,21 @@ def ids_of(assignment, test_file: str) -> frozenset[str]:
                      if line.startswith("def test_"))
 
 
+@DEFENCE
 @pytest.mark.parametrize("name, technique", CASES, ids=[f"{n}-{t}" for n, t in CASES])
-def test_the_forbidden_object_is_not_found(name, technique, tmp_path, monkeypatch):
-    viewless = bool(os.environ.get("VIEWLESS"))
-    if viewless:  # the mutant: the sandbox without the view
-        monkeypatch.setattr("autograder.sandbox.bwrap.child_view", lambda rules: View())
+def test_the_forbidden_object_is_not_found(name, technique, defence, tmp_path, monkeypatch):
+    viewless = defence == "off"
     case = DELEGATES[name]
-    if viewless and case.get("removed_by") == "compiled_ops":
-        pytest.skip("removed by the child's compiled_ops, not by the view")
+    if viewless:  # the mutant: no view, no top-level masks, other installations visible
+        if case.get("needs_foreign_scipy") and not foreign_scipy():
+            pytest.skip("no other Python installation here holds scipy")
+        monkeypatch.setattr("autograder.sandbox.bwrap.child_view", lambda rules: View())
+        monkeypatch.setattr("autograder.sandbox.bwrap.forbidden_masks", lambda rules, d: [])
+        monkeypatch.setattr("autograder.sandbox.bwrap.hiding_args", lambda trees, empty: [])
+        monkeypatch.setenv("TRAINING_SYSTEMS_WARM", "0")  # a zygote holds what its view loaded
     assignment = load(case.get("assignment", name))
     ids = frozenset(case.get("tests", ())) or ids_of(assignment, case["test_file"])
-    grade = grade_submission_root(assignment, hostile(assignment, case, technique, tmp_path),
+    grade = grade_root(assignment, hostile(assignment, case, technique, tmp_path),
                                   visibilities=("public",), ids=ids)
     assert grade.problems == [], grade.problems  # past intake: nothing static shows
     assert {t.id for t in grade.tests} == ids
@@ -140,92 +163,54 @@ def test_a_loaded_module_loses_its_definitions_and_what_it_re_exports(tmp_path, 
     assert "return _welch_denominator(a, b)" in impl
 
 
-ROUTES = r'''
-import gc, json, sys, torch
-from autograder.harness.compiled_ops import disable_compiled_operators
-if sys.argv[1] == "disabled":
-    disable_compiled_operators(["torch.fake_quantize_per_tensor_affine"])
-x = torch.randn(6, requires_grad=True)
-routes = {
-    "torch": lambda: torch.fake_quantize_per_tensor_affine(x, 0.1, 0, -8, 7),
-    "aten": lambda: torch.ops.aten.fake_quantize_per_tensor_affine.default(x, 0.1, 0, -8, 7),
-    "tensor qparams": lambda: torch.fake_quantize_per_tensor_affine(
-        x, torch.tensor(0.1), torch.tensor(0), -8, 7),
-    "cachemask": lambda: torch.ops.aten.fake_quantize_per_tensor_affine_cachemask(
-        x.detach(), 0.1, 0, -8, 7),
-    "learnable": lambda: torch._fake_quantize_learnable_per_tensor_affine(
-        x, torch.tensor([0.1]), torch.tensor([0.0]), -8, 7, 1.0),
-    "per channel": lambda: torch.fake_quantize_per_channel_affine(
-        x.view(6, 1), torch.ones(6), torch.zeros(6, dtype=torch.int32), 0, -8, 7),
-}
-def inference():
-    with torch.inference_mode():
-        return torch.fake_quantize_per_tensor_affine(torch.randn(3), 0.1, 0, -8, 7)
-routes["inference mode"] = inference
-ran = []
-for name, route in routes.items():
-    try:
-        route()
-        ran.append(name)
-    except ImportError:
-        pass
-libraries = [o for o in gc.get_objects() if "Library" in type(o).__name__
-             or "DispatchModule" in type(o).__name__ or "Registration" in type(o).__name__]
-print(json.dumps([ran, len(libraries), float(torch.round(torch.tensor(1.4)))]))
-'''
+def test_a_rule_the_view_cannot_remove_is_refused():
+    """A rule naming compiled code (a torch operator has no Python source) cannot be made
+    absent: the view refuses it, with what to do (SPEC §3: drop it, reshape the task)."""
+    from autograder.sandbox import view
+
+    with pytest.raises(view.UnremovableRule, match="reshape the task"):
+        view.child_view(("torch.fake_quantize_per_tensor_affine",))
 
 
-def test_a_compiled_operator_a_rule_names_raises_by_every_route():
-    """autograder/harness/compiled_ops.py: every ATen route to fake quantization raises once the
-    rule's operators are disabled, and each runs when they are not (the routes are real); the
-    collector finds no more registration objects than without the override (its handle is
-    reachable from nowhere); other operators are untouched."""
-    import json
-    import subprocess
-    import sys
-    root = HERE.parent.parent
-    seen = {}
-    for mode in ("disabled", "untouched"):
-        done = subprocess.run([sys.executable, "-c", ROUTES, mode], cwd=root, text=True,
-                              capture_output=True, timeout=120,
-                              env={**os.environ, "PYTHONPATH": str(root)})
-        assert done.returncode == 0, done.stderr[-2000:]
-        seen[mode] = json.loads(done.stdout.strip().splitlines()[-1])
-    assert seen["disabled"][0] == [], seen["disabled"]
-    assert len(seen["untouched"][0]) == 7, seen["untouched"]
-    assert seen["disabled"][1:] == seen["untouched"][1:] == [seen["untouched"][1], 1.0]
+@pytest.mark.parametrize("assignment", discover(), ids=lambda a: a.name)
+def test_every_rule_of_the_course_is_removable(assignment):
+    """Each assignment's rules build a view: none names what the view cannot remove."""
+    from autograder.sandbox import view
+
+    assert isinstance(view.child_view(assignment.forbidden), View)
 
 
 WARM_CASES = [(name, technique) for name, technique in CASES
               if technique in ("gc_objects", "subclasses", "sys_modules", "globals")]
 
 
+@DEFENCE
 @pytest.mark.parametrize("name, technique", WARM_CASES, ids=[f"{n}-{t}" for n, t in WARM_CASES])
-def test_the_warm_path_holds_no_forbidden_object(name, technique, tmp_path, monkeypatch):
+def test_the_warm_path_holds_no_forbidden_object(name, technique, defence, tmp_path, monkeypatch):
     """The zygote imports through the children's view (backends/zygote.py, ViewFinder): the
     routes that search memory (the collector, subclasses, sys.modules, another function's
-    globals) find nothing in a warm child either. `ZYGOTE_VIEWLESS=1` starts the zygote
+    globals) find nothing in a warm child either. With the defence off, the zygote starts
     without the view (the children's mounts unchanged): the originals it loaded are found."""
     from autograder.backends import host, warmbox
     if warmbox.probe(warmbox.SandboxPolicy.create()) is not None:
         pytest.skip("no warm path here")
-    viewless = bool(os.environ.get("ZYGOTE_VIEWLESS"))
+    viewless = defence == "off"
     zygotes = host.BACKEND.warm_zygotes()  # the process's own, which every warm grade uses
     if viewless:  # its own zygotes: none started with the real view
         monkeypatch.setattr(warmbox, "child_view", lambda rules: View())
         zygotes = warmbox.WarmZygotes()
         monkeypatch.setattr(host.BACKEND, "zygotes", zygotes)
-    monkeypatch.setenv(warmbox.ENV_SWITCH, "1")
+    monkeypatch.setenv(settings.WARM.name, "1")
     case = DELEGATES[name]
-    if viewless and case.get("removed_by") == "compiled_ops":
-        pytest.skip("removed by the child's compiled_ops, not by the view")
+    if viewless and case.get("masked"):
+        pytest.skip("masked whole (a forbidden top-level module): the zygote never loads it")
     assignment = load(case.get("assignment", name))
     ids = frozenset(case.get("tests", ())) or ids_of(assignment, case["test_file"])
     root = hostile(assignment, case, technique, tmp_path)
     zygote = zygotes.get(assignment)  # started first (a lone child runs cold), or running
     assert zygote is not None and zygote.mounts == warmbox.child_view(list(assignment.forbidden)).mounts
     try:
-        grade = grade_submission_root(assignment, root, visibilities=("public",), ids=ids)
+        grade = grade_root(assignment, root, visibilities=("public",), ids=ids)
     finally:
         if viewless:
             zygotes.close()
@@ -240,20 +225,21 @@ def test_the_warm_path_holds_no_forbidden_object(name, technique, tmp_path, monk
 DOCKER_CASES = [("ddp", "getattr_built"), ("ddp", "gc_objects"), ("repro", "globals")]
 
 
+@DEFENCE
 @pytest.mark.parametrize("name, technique", DOCKER_CASES,
                          ids=[f"{n}-{t}" for n, t in DOCKER_CASES])
-def test_the_container_view_holds(name, technique, engine, tmp_path, monkeypatch):
+def test_the_container_view_holds(name, technique, defence, engine, tmp_path, monkeypatch):
     """`--backend docker`: the same view is bound over the runner image's site-packages
     (backends/docker.py, image_view), so the delegates earn nothing in a container either;
-    `DOCKER_VIEWLESS=1` binds none, and they earn points."""
+    with the defence off it binds none, and they earn points."""
     from autograder.backends import Placement, docker
-    viewless = bool(os.environ.get("DOCKER_VIEWLESS"))
+    viewless = defence == "off"
     if viewless:
         monkeypatch.setattr(docker, "image_view", lambda rules: [])
     case = DELEGATES[name]
     assignment = load(case.get("assignment", name))
     ids = frozenset(case.get("tests", ())) or ids_of(assignment, case["test_file"])
-    grade = grade_submission_root(assignment, hostile(assignment, case, technique, tmp_path),
+    grade = grade_root(assignment, hostile(assignment, case, technique, tmp_path),
                                   visibilities=("public",), ids=ids,
                                   placement=Placement("docker"))
     assert grade.problems == [], grade.problems

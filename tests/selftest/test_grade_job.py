@@ -1,4 +1,4 @@
-"""One student's grading job (classroom/grade_job.GradeJob): it round-trips through JSON
+"""One grading job (grading/job.GradeJob, as bulk makes one per student): it round-trips through JSON
 unchanged, its key changes with every field that can change a grade and with no other, the
 local job process grades from it alone (the policy's limits included), and a resumed bulk run
 regrades a student exactly when their job's key changed."""
@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from helpers import SOLUTION
@@ -16,14 +17,15 @@ from rich.console import Console
 
 from autograder.backends import Placement
 from autograder.classroom.bulk import run_bulk
-from autograder.classroom.grade_job import KEYED, UNKEYED, GradeJob
+from autograder.grading.job import KEYED, UNKEYED, GradeJob
 from autograder.sandbox import Limits, SandboxPolicy
 
 
 def a_job(**changes) -> GradeJob:
-    job = GradeJob("/class/alice", "a" * 64, ("toy",),
-                   SandboxPolicy("auto", Limits(), frozenset({"cgroup"})),
-                   Placement("host", None), 300.0, "/course", "c" * 64, "/out/.work")
+    job = GradeJob(Path("/class/alice"), Path("/course"), "grade", ("toy",),
+                   policy=SandboxPolicy("auto", Limits(), frozenset({"cgroup"})),
+                   placement=Placement("host", None), timeout=300.0, work=Path("/out/.work"),
+                   submission_hash="a" * 64, course_version="c" * 64)
     return dataclasses.replace(job, **changes)
 
 
@@ -44,12 +46,16 @@ GRADE_CHANGES = {
     "backend": {"placement": Placement("docker", None)},
     "gpus": {"placement": Placement("host", "all")},
     "timeout": {"timeout": 301.0},
+    "mode": {"mode": "check", "visibilities": ("public",)},
+    "task": {"task": 2},
+    "ids": {"ids": frozenset({"test_add"})},
     **{f"limit {f.name}": {"policy": with_limit(f.name)} for f in dataclasses.fields(Limits)},
 }
 NO_GRADE_CHANGES = {
-    "submission path": {"submission": "/elsewhere/alice"},
-    "course folder": {"course_root": "/mnt/course"},
-    "output folder": {"work": "/other/out/.work"},
+    "submission path": {"submission": Path("/elsewhere/alice")},
+    "course folder": {"course_root": Path("/mnt/course")},
+    "output folder": {"work": Path("/other/out/.work")},
+    "parallel": {"parallel": 2},
 }
 
 
@@ -103,11 +109,13 @@ def test_the_job_process_reads_the_job_on_stdin(toy_env, tmp_path):
     sub.mkdir(parents=True)
     (sub / "__init__.py").write_text(SOLUTION)
     (tmp_path / "work").mkdir()
-    job = a_job(submission=str(sub.parent), course_root=str(toy_env), work=str(tmp_path / "work"),
+    job = a_job(submission=sub.parent, course_root=toy_env, work=tmp_path / "work",
                 policy=SandboxPolicy.create("none"))
 
     def grade(job: GradeJob) -> dict:
-        env = {**os.environ, "TRAINING_SYSTEMS_ROOT": str(toy_env), "TMPDIR": job.work}
+        # from the job alone: no course root nor temporary folder in the environment
+        env = {k: v for k, v in os.environ.items() if k not in ("TRAINING_SYSTEMS_ROOT",
+                                                                 "TMPDIR")}
         proc = subprocess.run([sys.executable, "-m", "autograder.classroom.job"], env=env,
                               input=json.dumps(job.to_json()), capture_output=True, text=True,
                               timeout=300)

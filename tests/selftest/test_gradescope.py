@@ -16,14 +16,14 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from helpers import grade_results
 
 from autograder import cli
 from autograder.assignments import discover
-from autograder.authoring.starter import BEGIN, END, without_markers
-from autograder.grading import pipeline
 from autograder.grading.report import SCHEMA_PATH
 from autograder.integrations.gradescope import requirements, zip_contents
-from autograder.sandbox import ENV_DISABLE, SandboxPolicy, report_lines, uids
+from autograder.markers import BEGIN, END, without_markers
+from autograder.sandbox import SandboxPolicy, report_lines, uids
 
 TOY = Path(__file__).parent / "toy_course"
 SOLUTION = (TOY / "solutions" / "toy" / "__init__.py").read_text()
@@ -51,14 +51,19 @@ def test_zip_has_engine_tests_goldens_and_no_answers(built):
         modes = {n: zf.getinfo(n).external_attr >> 16 for n in names}
     assert {"setup.sh", "run_autograder", "requirements.txt", "autograder/grading/pipeline.py",
             "tests/toy/goldens/public.json", "tests/toy/goldens/hidden.json",
-            "tests/toy/hidden/test_more.py", "tests/toy/checks.py"} <= set(names)
-    assert not [n for n in names if n.startswith("solutions/")
+            "tests/toy/hidden/test_more.py", "tests/toy/checks.py",
+            "solutions/toy/__init__.py"} <= set(names)
+    # the reference package (each grading's expected values are computed from it), and no
+    # other solution file
+    assert not [n for n in names if (n.startswith("solutions/") and not
+                                     n.startswith("solutions/toy/"))
                 or ("MUTANTS" in n.upper() and not n.startswith("autograder/"))
                 or (n.endswith(".toml") and n != "tests/toy/assignment.toml")]
     bodies = solution_bodies(SOLUTION)
     assert len(bodies) == 3 and "return sum(xs) / len(xs)" in bodies[1]
-    leaks = [(n, b) for n, t in texts.items() for b in bodies if b in t]
-    assert leaks == [], f"reference code inside the zip: {leaks}"
+    leaks = [(n, b) for n, t in texts.items() for b in bodies if b in t
+             and not n.startswith("solutions/toy/")]
+    assert leaks == [], f"reference code outside the reference package: {leaks}"
     # the mutants' code: none (the goldens keep each mutant's name, hint and recorded values:
     # the trusted parent's misconception feedback)
     edits = [e["new"] for m in tomllib.loads((TOY / "solutions/mutants/toy.toml").read_text())
@@ -89,30 +94,30 @@ def test_zip_has_engine_tests_goldens_and_no_answers(built):
     assert all("==" in line for line in texts["requirements.txt"].splitlines())
 
 
-def test_no_zip_of_the_course_holds_reference_code():
-    """Every assignment of the real course (contents only, nothing graded): no solution body, and
-    no solution region left in what reaches the sandboxed child (common.py, the test files)."""
+def test_each_zip_holds_its_own_reference_and_no_other_course_code():
+    """Every assignment of the real course (contents only, nothing graded): its own reference
+    package whole (each grading's expected values are computed from it), no other assignment's
+    solution body, no mutant or instructor script; what reaches the sandboxed child is the run
+    folder's stubbed copy (tests/selftest/test_draws.py, backends/run_folder.py)."""
     found = discover()
     assert len(found) >= 8
     for a in found:
         files = {n: d.decode("utf-8", "replace") for n, d in zip_contents(a).items()}
         assert f"tests/{a.name}/goldens/hidden.json" in files
-        assert not [n for n in files if n.startswith("solutions/") or "crosscheck_" in n]
-        bodies = [b for p in sorted((a.solutions / a.package).rglob("*.py"))
-                  for b in solution_bodies(p.read_text())]
-        assert bodies, a.name
-        leaks = [(n, b[:40]) for n, t in files.items() for b in bodies if b in t]
-        assert leaks == [], f"{a.name}: reference code inside its zip: {leaks}"
-        child_side = [n for n in files if n.startswith(f"tests/{a.name}/")
-                      and n.endswith(".py") and not n.endswith("/checks.py")]
-        assert child_side and not [n for n in child_side if BEGIN in files[n]]
+        assert f"solutions/{a.package}/__init__.py" in files
+        assert not [n for n in files if (n.startswith("solutions/") and not n.startswith(
+            f"solutions/{a.package}/")) or "crosscheck_" in n or "mutants" in n]
+        others = [b for o in found if o.name != a.name
+                  for p in sorted((o.solutions / o.package).rglob("*.py"))
+                  for b in solution_bodies(p.read_text()) if len(b) > 80]
+        leaks = [(n, b[:40]) for n, t in files.items() for b in others if b in t]
+        assert leaks == [], f"{a.name}: another assignment's reference inside its zip: {leaks}"
 
 
-def run_autograder(zip_path: Path, root: Path, submission: str | None,
-                   disable: str = "") -> dict:
+def run_autograder(zip_path: Path, root: Path, submission: str | None) -> dict:
     """Unpack the zip into root/source, put the toy package with `submission` as its
     __init__.py into root/submission (none: nothing submitted), run run_autograder with this
-    venv's python and return results.json."""
+    venv's python (and this process's PATH) and return results.json."""
     with zipfile.ZipFile(zip_path) as zf:
         zf.extractall(root / "source")
     (root / "submission").mkdir(parents=True)
@@ -120,10 +125,8 @@ def run_autograder(zip_path: Path, root: Path, submission: str | None,
         (root / "submission" / "toy").mkdir()
         (root / "submission" / "toy" / "__init__.py").write_text(submission)
     (root / "results").mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("TRAINING_SYSTEMS_ROOT", ENV_DISABLE)}
+    env = {k: v for k, v in os.environ.items() if k != "TRAINING_SYSTEMS_ROOT"}
     env |= {"AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable}
-    if disable:
-        env[ENV_DISABLE] = disable
     done = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, cwd="/",
                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -138,18 +141,18 @@ def scores(results: dict) -> dict[str, float]:
 
 
 @pytest.mark.parametrize("who", ["reference", "starter"])
-def test_run_autograder_in_a_gradescope_layout_equals_service_grade(built, tmp_path,
-                                                                    monkeypatch, who):
+def test_run_autograder_in_a_gradescope_layout_equals_service_grade(built, tmp_path, request,
+                                                                    who):
     source = without_markers(SOLUTION) if who == "reference" else STARTER
-    disable = "namespaces" if who == "starter" else ""  # a layer Gradescope's container lacks
-    got = run_autograder(built, tmp_path / "autograder", source, disable)
+    disable = who == "starter"  # a layer Gradescope's container lacks: no bubblewrap on PATH
+    if disable:
+        request.getfixturevalue("without_bubblewrap")
+    got = run_autograder(built, tmp_path / "autograder", source)
     sub = tmp_path / "direct"
     (sub / "toy").mkdir(parents=True)
     (sub / "toy" / "__init__.py").write_text(source)
-    if disable:
-        monkeypatch.setenv(ENV_DISABLE, disable)
     policy = SandboxPolicy.create("auto")
-    want = pipeline.grade(sub, ["toy"], policy).gradescope()
+    want = grade_results(sub, ["toy"], policy).gradescope()
     assert got["max_score"] == want["max_score"] == 7
     assert got["score"] == want["score"] == (7 if who == "reference" else 0)
     assert scores(got) == scores(want) and len(scores(got)) >= 3
@@ -185,7 +188,7 @@ GRADER_EXTRAS = ("rich", "markdown_it", "mdurl", "pygments")
 # another test worker kills its slot uid by kill(-1), which reaches the container's processes.
 # The container's own PID namespace picks a range apart from the host's but for 1/4096 (uids.
 # slot_uid_base); the variable makes it certain: a range below every namespace's.
-CONTAINER_SLOT_BASE = uids.UID_RANGES_BASE - uids.SLOTS
+CONTAINER_SLOT_BASE = uids.UID_RANGES_BASE - uids.SLOT_SPAN
 POST_CHECK = """
 import json, os
 slot = __SLOT_BASE__
@@ -327,19 +330,19 @@ def test_gradescope_as_root_without_bwrap_keeps_goldens_unreadable(built, tmp_pa
     assert post == {"procs": [], "files": []}, post  # no daemon, no leftover in shared places
 
 
-def test_gradescope_grader_without_root_or_bwrap_refuses_hidden(built, tmp_path, engine):
+def test_gradescope_grader_without_root_or_bwrap_refuses_graded_tests(built, tmp_path, engine):
     """The grader cannot drop to another uid (not root) and has no bubblewrap: the child could
-    read the goldens, so the hidden tests are refused, said so at the top and in each hidden
-    test; the public tests are still graded (the reference gets their 4 points)."""
+    read the draw's expected values (and the goldens), so every graded test, public and hidden,
+    is refused, said so at the top and in each test; none is judged on the published inputs
+    (the reference scores 0)."""
     got = gradescope_container(engine, built, tmp_path / "autograder",
                                toy_package(without_markers(SOLUTION)), user="10001")
     results = got["results"]
-    assert results["output"].count("hidden tests NOT RUN") == 1, results["output"]
+    assert results["output"].count("graded tests NOT RUN") == 1, results["output"]
     assert "no separate uid" in results["output"]
-    hidden = hidden_tests(results)
-    assert hidden and all(t["score"] == 0 and "NOT RUN" in t["output"] for t in hidden)
-    public = [t for t in results["tests"] if t not in hidden]
-    assert sum(t["score"] for t in public) == results["score"] == 4
+    graded = [t for t in results["tests"] if t["max_score"] > 0]
+    assert graded and all(t["score"] == 0 and "NOT RUN" in t["output"] for t in graded)
+    assert results["score"] == 0
 
 
 def test_gradescope_without_bwrap_no_channel_between_children(built, tmp_path, engine):
@@ -364,7 +367,7 @@ def _unpacked(zip_path: Path, root: Path) -> Path:
 
 
 def _bare_env(path: str) -> dict[str, str]:
-    drop = ("TRAINING_SYSTEMS_ROOT", ENV_DISABLE, "AUTOGRADER_PYTHON", "VIRTUAL_ENV", "PYTHONPATH")
+    drop = ("TRAINING_SYSTEMS_ROOT", "AUTOGRADER_PYTHON", "VIRTUAL_ENV", "PYTHONPATH")
     return {**{k: v for k, v in os.environ.items() if k not in drop}, "PATH": path}
 
 

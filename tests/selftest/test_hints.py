@@ -7,14 +7,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from helpers import SOLUTION
+from helpers import SOLUTION, grade_root
 
 from autograder.assignments import load
 from autograder.authoring.course_selftest import check_text, hint_problems, public_hint_problems
 from autograder.authoring.goldens import generate
 from autograder.authoring.mutants import load_mutants, materialize
 from autograder.grading.judge import AssignmentGrade
-from autograder.grading.pipeline import grade_submission_root
 from autograder.grading.store import GoldenStore, load_store
 
 ASSIGNMENTS = ["minigrad", "ad_modes", "bpe", "dedup", "scaling", "ddp", "repro", "fusion"]
@@ -70,7 +69,7 @@ def graded(assignment, tmp_path, source, texts=None):
     pkg = tmp_path / "sub" / "toy"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text(source)
-    grade = grade_submission_root(assignment, tmp_path / "sub", visibilities=("public",))
+    grade = grade_root(assignment, tmp_path / "sub", visibilities=("public",))
     if texts is not None:
         texts.append(check_text(grade))
     return {t.id: t for t in grade.tests}
@@ -143,7 +142,7 @@ def test_check_text_of_a_real_run_names_the_raising_mutant():
     assignment = load("ad_modes")
     mutant = next(m for m in load_mutants(assignment) if m.name == "dot_vjp_missing_transpose")
     with tempfile.TemporaryDirectory() as tmp:
-        grade = grade_submission_root(assignment, materialize(assignment, mutant, Path(tmp)),
+        grade = grade_root(assignment, materialize(assignment, mutant, Path(tmp)),
                                       visibilities=("public",),
                                       ids=frozenset({"test_vjp_matches_torch"}))
     text = check_text(grade)
@@ -171,7 +170,7 @@ def test_local_mode_names_the_tagged_mutant_too(hinted):
 def test_local_mode_judges_as_the_test_records(hinted):
     """judge_local (plain pytest, one observation at a time, the later ones left open): the
     message names the tagged mutant on the failing value."""
-    from autograder.grading.local import judge_local
+    from autograder.grading.local_pytest import judge_local
     from autograder.grading.store import load_inputs
     from autograder.harness.plaindata import encode
 

@@ -22,11 +22,13 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from helpers import grade_results
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autograder.grading import judge as grading
 from autograder.grading import pipeline
+from autograder.grading.cause_text import sentence
 from autograder.grading.report import SCHEMA_PATH
 from autograder.sandbox import SandboxPolicy
 
@@ -76,13 +78,13 @@ def mutate(data: bytes, how) -> bytes:
     return data + how[1] if how[0] == "append" else data
 
 
-def passing_run(assignment, impl_root, visibilities=("public", "hidden"), policy=None, task=None,
-                ids=None, placement=None, graded_inputs=None):
-    """Stands in for pipeline.grade_staged (same signature): every test passes (the staged
-    package must exist)."""
+def passing_run(assignment, impl_root, job):
+    """Stands in for pipeline._public_phase (same signature), the stage after intake: every
+    test passes (the staged package must exist). What runs is intake, for real."""
     assert (impl_root / assignment.package / "__init__.py").is_file()
     tests = [grading.TestResult(assignment.name, i, t.file, vis, t.points, True, task=t.task)
-             for vis, s in grading.task_stores(assignment, visibilities, task, ids).items()
+             for vis, s in grading.task_stores(assignment, job.visibilities, job.task,
+                                               job.ids).items()
              for i, t in s.tests.items()]
     return grading.AssignmentGrade(assignment, tests)
 
@@ -90,9 +92,9 @@ def passing_run(assignment, impl_root, visibilities=("public", "hidden"), policy
 @pytest.fixture
 def intake_env(toy_course, monkeypatch):
     monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(toy_course))
-    real = inspect.signature(pipeline.grade_staged).parameters
+    real = inspect.signature(pipeline._public_phase).parameters
     assert list(inspect.signature(passing_run).parameters) == list(real), "stand-in drifted"
-    monkeypatch.setattr(pipeline, "grade_staged", passing_run)
+    monkeypatch.setattr(pipeline, "_public_phase", passing_run)
     return SandboxPolicy.create("none"), json.loads(SCHEMA_PATH.read_text())
 
 
@@ -100,7 +102,7 @@ def assert_well_handled(results: pipeline.Results, schema: dict) -> None:
     data = results.gradescope()
     jsonschema.validate(data, schema)
     json.dumps(data)
-    for problem in results.problems + [p for g in results.grades for p in g.problems]:
+    for problem in map(sentence, results.problems + [p for g in results.grades for p in g.problems]):
         first, *rest = problem.splitlines() or [""]
         assert first.strip() and "Traceback" not in problem, problem
         assert not rest or first.startswith("SyntaxError in"), problem
@@ -117,7 +119,7 @@ def grade_bytes(data: bytes, policy) -> pipeline.Results:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "submission.zip"
         path.write_bytes(data)
-        return pipeline.grade(path, policy=policy)
+        return grade_results(path, policy=policy)
 
 
 def test_fuzzed_zips_always_end_in_results(intake_env):
@@ -140,7 +142,7 @@ def test_bad_utf8_name_flagged_utf8_is_a_clear_rejection(intake_env):
     results = grade_bytes(raw_zip([(b"toy/\xff.py", b"x = 1\n", 0x800, 0),
                                    (b"toy/__init__.py", SOLUTION, 0, 0)]), policy)
     assert_well_handled(results, schema)
-    assert "not valid UTF-8" in results.problems[0] and results.score == 0
+    assert "not valid UTF-8" in sentence(results.problems[0]) and results.score == 0
 
 
 def test_huge_entry_count_and_duplicates(intake_env):
@@ -148,7 +150,7 @@ def test_huge_entry_count_and_duplicates(intake_env):
     many = [(f"toy/m{i}.py".encode(), b"", 0, 0) for i in range(2100)]
     results = grade_bytes(raw_zip(many), policy)
     assert_well_handled(results, schema)
-    assert "entries (limit" in results.problems[0]
+    assert "entries (limit" in sentence(results.problems[0])
     twice = [(b"toy/__init__.py", b"def add(:\n", 0, 0), (b"toy/__init__.py", SOLUTION, 0, 0)]
     results = grade_bytes(raw_zip(twice), policy)
     assert_well_handled(results, schema)
@@ -195,7 +197,7 @@ def test_fuzzed_folders_always_end_in_results(intake_env):
         try:
             build_tree(root / "submission", tree)
             (root / "submission").mkdir(exist_ok=True)
-            assert_well_handled(pipeline.grade(root / "submission", policy=policy), schema)
+            assert_well_handled(grade_results(root / "submission", policy=policy), schema)
         finally:
             shutil.rmtree(root, ignore_errors=True)
 

@@ -27,11 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers import grade_root
 
 from autograder.assignments import discover
 from autograder.authoring.mutants import Mutant, materialize
 from autograder.grading.judge import task_numbers
-from autograder.grading.pipeline import grade_submission_root
 
 NO_WORK_DIR = Path(__file__).resolve().parent / "no_work"
 ASSIGNMENTS = {a.name: a for a in discover()}
@@ -97,7 +97,7 @@ def test_no_work_earns_no_points(name, path, tmp_path):
     assignment, case = ASSIGNMENTS[name], read_case(path)
     task, exceptions = case.task, case.exceptions
     started = time.monotonic()
-    grade = grade_submission_root(assignment, assemble(assignment, case, tmp_path), task=task)
+    grade = grade_root(assignment, assemble(assignment, case, tmp_path), task=task)
     seconds = time.monotonic() - started
     ids = {t.id for t in grade.tests}
     assert grade.tests, f"{name} task {task} has no tests"

@@ -68,7 +68,7 @@ MIN_NODES = 9  # a shorter statement (`x = a + b`) is everyday code, not a refer
 # What only instructors hold (named independently of autograder/audiences.py, which builds the
 # release): none of it may be anywhere in the release.
 # A module or folder of autograder/ at any depth, by name.
-INSTRUCTOR_MODULES = ("classroom", "similarity", "bulk", "dask_executor", "job", "regrade",
+INSTRUCTOR_MODULES = ("classroom", "similarity", "bulk", "dask_executor", "regrade",
                       "class_report", "html_report", "gradebook", "integrations", "gradescope",
                       "nbgrader_course", "nbgrader_preprocessor", "nbgrader_kernel", "nbgrader_lab",
                       "mutation_testing", "mutants", "goldens", "examples", "course_selftest",

@@ -12,6 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from autograder.backends.causes import Cause, Reason
 from autograder.classroom.class_report import class_report
 from autograder.classroom.gradebook import write_canvas, write_gradebook
 from autograder.classroom.similarity import Scan
@@ -88,8 +89,9 @@ def _run(grades) -> dict:
 def _outputs(toy, tmp_path: Path, tag: str) -> tuple[str, str, str]:
     """grades.csv, canvas.csv and the class report's Markdown for a graded, a rejected and a
     second graded student, all read back through read_results."""
-    rejected = all_failed(toy, ("public", "hidden"), ["no package toy in the submission"], [],
-                          time.monotonic())
+    rejected = all_failed(toy, ("public", "hidden"),
+                          [Reason(Cause.NOT_A_SUBMISSION, detail="no package toy in the submission")],
+                          [], time.monotonic())
     runs = {"alice": read_results(_run(_grades(toy))), "bob": read_results(_run([rejected]))}
     out = tmp_path / tag
     out.mkdir()
@@ -192,8 +194,10 @@ def test_files_read_back_from_disk_are_decoded_once_or_refused(toy, tmp_path):
 # child's observations only in compare.decode_observed (which compare.observations applies to
 # a whole test record).
 STORE_DECODES = {("judge.py", "_judged", "inputs_data"),
+                 # a draw's inputs, from the reference's own gen run (trusted, like a store's)
+                 ("draws.py", "_rejected_by_its_check", "inputs"),
                  ("judge.py", "_missing_message", "spec.observations[first].expected"),
-                 ("local.py", "judge_local", "inputs_store[test_id]"),
+                 ("local_pytest.py", "judge_local", "inputs_store[test_id]"),
                  ("compare.py", "check_tag", "spec.expected"),
                  ("compare.py", "judge_value", "spec.expected"),
                  ("hints.py", "_tiny", "spec.expected"),
@@ -279,11 +283,11 @@ def test_a_malformed_observation_fails_with_its_reason_and_names_no_mutant(bad, 
     spec = TestSpec("t", 1.0, None, "test_t.py", golden, 1, "t")
     store = GoldenStore("a", "public", {"t": spec},
                         {"none": MutantValues("none", "x is None", {"t": {"x": None}}, ("t",))})
-    assignment = SimpleNamespace(name="a", checks=None)
+    assignment = SimpleNamespace(name="a", package="a", checks=None, returns=())
 
     def judged(*obs):
         rec = TestRecord("t", "ended", "passed", obs=[{"name": n, "value": v} for n, v in obs])
-        return grading._judge_test(assignment, store, spec, None, rec)
+        return grading.judge_run(assignment, store, [(spec, None, rec)])[0]
 
     assert judged(("x", None), ("y", 2)).hints == ["x is None"]  # the hint can fire
     result = judged(("x", bad), ("y", 2), ("x", 1))

@@ -17,14 +17,14 @@ from helpers import SOLUTION, submission
 from rich.console import Console
 
 from autograder import cli
+from autograder.backends.causes import Cause, Reason
 from autograder.classroom.class_report import class_report
 from autograder.classroom.gradebook import write_canvas, write_gradebook
 from autograder.classroom.html_report import html_report
-from autograder.classroom.regrade import Change, terminal_table
-from autograder.classroom.regrade import write as write_compare
+from autograder.classroom.regrade import Change, terminal_table, write_comparison
 from autograder.classroom.similarity import Cluster, Scan
 from autograder.grading.judge import AssignmentGrade, TestResult
-from autograder.grading.report import instructor_json, render, results_json, utf8_json
+from autograder.grading.report import instructor_json, print_report, results_json, utf8_json
 from autograder.grading.results import GradedRun, GradedTest
 from autograder.grading.safe_text import INERT, name, one_line, visible
 from autograder.integrations.nbgrader_lab import LabGrade
@@ -78,14 +78,15 @@ def hostile_grades(toy) -> list[AssignmentGrade]:
              TestResult("toy", "test_mean", "test_mean.py", "hidden", 3, False,
                         message="Hidden test failed.", hints=[f"hidden {HOSTILE}"], task=2),
              TestResult("toy", "test_ok", "test_ok.py", "public", 2, True, task=1)]
-    return [AssignmentGrade(toy, tests, problems=[f"cannot import {HOSTILE}"],
+    problem = Reason(Cause.PACKAGE_IMPORT, detail=f"cannot import {HOSTILE}", file="toy/a.py", line=1)
+    return [AssignmentGrade(toy, tests, problems=[problem],
                             notes=[f"graded {HOSTILE}/ (also found {HOSTILE})"])]
 
 
 def test_the_terminal_report_and_results_json_are_inert(hostile_grades):
     terminal = io.StringIO()
-    render(hostile_grades, Console(file=terminal, width=300, color_system=None),
-           title=f"grade {HOSTILE}", problems=[HOSTILE])
+    print_report(hostile_grades, Console(file=terminal, width=300, color_system=None),
+                 title=f"grade {HOSTILE}", problems=[HOSTILE])
     assert_inert(terminal.getvalue(), "terminal report")
     for what, data in (("results.json", results_json(hostile_grades, 1.0, [HOSTILE])),
                        ("instructor.json", instructor_json(hostile_grades))):
@@ -112,7 +113,7 @@ def test_the_gradebooks_class_report_and_regrade_preview_are_inert(toy, tmp_path
                 notes={STUDENT: HOSTILE})
     report = class_report(runs, {"mallory": HOSTILE}, [STUDENT, "bob", "mallory"], [toy], scan)
     changes = [Change(STUDENT, 2.0, 4.0, 4.0, 4.0, [(HOSTILE, 0.0, 2.0)])]
-    write_compare(changes, tmp_path / HOSTILE.replace("\x00", ""), tmp_path)
+    write_comparison(changes, tmp_path / HOSTILE.replace("\x00", ""), tmp_path)
     terminal = io.StringIO()
     Console(file=terminal, width=300, color_system=None).print(
         terminal_table(changes, tmp_path / HOSTILE.replace("\x00", "")))

@@ -22,29 +22,29 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from helpers import SOLUTION, command_lines, submission
+from helpers import SOLUTION, command_lines, grade_results, grade_root, submission
 
-from autograder import cli, sandbox
-from autograder.assignments import ROOT_VARIABLE
+from autograder import cli, sandbox, settings
 from autograder.backends import host as boxes
 from autograder.backends import warmbox
+from autograder.grading.cause_text import sentence
 from autograder.grading.intake import REFUSED_NAMES
-from autograder.grading.pipeline import grade_submission_root
-from autograder.sandbox.uids import SLOT_UID_BASE, SLOTS
+from autograder.sandbox.uids import SLOT_SPAN, SLOT_UID_BASE
+from autograder.settings import COURSE_ROOT
 
 HERE = Path(__file__).parent
 CORPUS_DIR = HERE / "adversarial"
 STARTER_SCORE = 0  # the untouched starter (checked in test_engine)
 FULL = 7
-PUBLIC = 4  # the toy's public points: all a good submission gets where hidden tests are refused
 
 
 def good_score() -> int:
-    """What the reference earns under this process's policy: FULL, or PUBLIC where the grader
-    refuses hidden tests (no namespaces layer and no separate uid; the toy course's goldens
-    live in pytest's private tmp folder, unreadable to other users)."""
+    """What the reference earns under this process's policy: FULL, or nothing where the grader
+    refuses the graded tests (no namespaces layer and no separate uid: the child could read a
+    grading's expected values; the toy course lives in pytest's private tmp folder, unreadable
+    to other users). There is no fallback to the published inputs."""
     caps = sandbox.capabilities(policy())
-    return FULL if caps.namespaces or caps.user else PUBLIC
+    return FULL if caps.namespaces or caps.user else 0
 
 # attack file -> the attack it implements (a key of sandbox.ATTACKS, which names the layers)
 CORPUS = {
@@ -75,14 +75,14 @@ ALSO = {
 }
 
 
-def policy(mode: str = "auto") -> sandbox.SandboxPolicy:
-    """The policy a command line with `--isolation mode` makes (AUTOGRADER_SANDBOX_DISABLE
-    read now)."""
-    return sandbox.SandboxPolicy.create(mode)
+def policy(mode: str = "auto", without: frozenset[str] = frozenset()) -> sandbox.SandboxPolicy:
+    """The policy a command line with `--isolation mode` makes, with the layers `without`
+    turned off (SandboxPolicy.disabled)."""
+    return sandbox.SandboxPolicy(mode, disabled=without)
 
 
-def covered(attack: str) -> tuple[bool, str]:
-    caps = sandbox.capabilities(policy())
+def covered(attack: str, without: frozenset[str] = frozenset()) -> tuple[bool, str]:
+    caps = sandbox.capabilities(policy(without=without))
     have = {"engine"} | {layer for layer in sandbox.LAYERS if getattr(caps, layer)}
     need = sandbox.ATTACKS[attack]
     if have & set(need):
@@ -197,7 +197,7 @@ def hidden_texts(toy_course: Path) -> list[str]:
 
 def visible_text(grade) -> str:
     """Everything the student would see: problems, notes, public messages, hidden messages."""
-    parts = [*grade.problems, *grade.notes]
+    parts = [*map(sentence, grade.problems), *grade.notes]
     for t in grade.tests:
         parts += [t.message, *t.hints]
     return "\n".join(parts)
@@ -217,9 +217,9 @@ def test_attack_is_stopped(name, toy, toy_course, tmp_path, host):
     good = submission(tmp_path, SOLUTION, "good")
     started = time.monotonic()
     with ThreadPoolExecutor(2) as pool:
-        bad_future = pool.submit(grade_submission_root, toy, bad)
+        bad_future = pool.submit(grade_root, toy, bad)
         time.sleep(0.05)
-        good_future = pool.submit(grade_submission_root, toy, good)
+        good_future = pool.submit(grade_root, toy, good)
         bad_grade, good_grade = bad_future.result(), good_future.result()
     wall = time.monotonic() - started
     assert bad_grade.score <= STARTER_SCORE, visible_text(bad_grade)
@@ -234,7 +234,7 @@ def test_attack_is_stopped(name, toy, toy_course, tmp_path, host):
         assert text not in shown, f"hidden test content leaked: {text!r}"
     # the next submission graded after the attack is unaffected
     if name in ("persist", "daemon", "fake_events", "monkeypatch"):
-        assert grade_submission_root(toy, good).score == FULL
+        assert grade_root(toy, good).score == FULL
 
 
 def test_persist_leaves_nothing_in_shared_places():
@@ -255,7 +255,7 @@ def test_daemon_really_cannot_act_later(toy, host, tmp_path):
     if not ok:
         pytest.skip(why)
     source = host.fill((CORPUS_DIR / "daemon.py").read_text())
-    grade = grade_submission_root(toy, submission(tmp_path, source, "d"))
+    grade = grade_root(toy, submission(tmp_path, source, "d"))
     assert grade.score == 0
     time.sleep(0.5)
     assert leaked_processes() == []
@@ -305,7 +305,7 @@ HOSTILE_ZIPS = {
 
 @pytest.mark.parametrize("name", sorted(HOSTILE_ZIPS))
 def test_hostile_zip_is_rejected(name, tmp_path, monkeypatch, toy_course):
-    monkeypatch.setenv(ROOT_VARIABLE, str(toy_course))
+    monkeypatch.setenv(COURSE_ROOT.name, str(toy_course))
     entries, expected = HOSTILE_ZIPS[name]
     solution_file = toy_course / "solutions" / "toy" / "__init__.py"
     fixed = []
@@ -326,11 +326,11 @@ def test_folder_with_symlink_to_host_file_gets_nothing(toy, tmp_path):
     sub = tmp_path / "sub" / "toy"
     sub.mkdir(parents=True)
     (sub / "__init__.py").symlink_to(toy.solutions / "toy" / "__init__.py")
-    assert grade_submission_root(toy, tmp_path / "sub").score == 0
+    assert grade_root(toy, tmp_path / "sub").score == 0
     (sub / "__init__.py").unlink()
     (sub / "__init__.py").write_text("from .sol import *\n")
     (sub / "sol.py").symlink_to(toy.solutions / "toy" / "__init__.py")
-    assert grade_submission_root(toy, tmp_path / "sub").score == 0
+    assert grade_root(toy, tmp_path / "sub").score == 0
 
 
 def test_refused_files_are_named_and_not_staged(toy, tmp_path):
@@ -339,7 +339,7 @@ def test_refused_files_are_named_and_not_staged(toy, tmp_path):
     for name in ["conftest.py", "sitecustomize.py", "usercustomize.py", "pytest.py",
                  "numpy.py", "torch.py", "zz.pth"]:
         (sub / "toy" / name).write_text(evil)
-    grade = grade_submission_root(toy, sub)
+    grade = grade_root(toy, sub)
     assert grade.score == FULL
     note = " ".join(grade.notes)
     for name in ["conftest.py", "sitecustomize.py", "pytest.py", "numpy.py", "zz.pth"]:
@@ -350,15 +350,15 @@ def test_refused_files_are_named_and_not_staged(toy, tmp_path):
 # ----------------------------------------------------------------------- layers and modes
 
 
-def test_missing_layers_are_reported_with_uncovered_attacks(monkeypatch):
-    monkeypatch.setenv(sandbox.ENV_DISABLE, "namespaces,cgroup")
-    lines = sandbox.report_lines(policy("auto"))
+def test_missing_layers_are_reported_with_uncovered_attacks():
+    without = frozenset({"namespaces", "cgroup"})
+    lines = sandbox.report_lines(policy("auto", without))
     text = "\n".join(lines)
     assert "missing layer 'namespaces'" in text and "missing layer 'cgroup'" in text
     assert "network connections" in text and "NOT stopped" in text
     with pytest.raises(sandbox.IsolationError):
-        sandbox.require(policy("strict"))
-    assert sandbox.report_lines(policy("none"))[0].startswith("WARNING: isolation is OFF")
+        sandbox.require(policy("strict", without))
+    assert sandbox.report_lines(policy("none", without))[0].startswith("WARNING: isolation is OFF")
 
 
 def test_full_isolation_here_or_say_why():
@@ -388,7 +388,7 @@ raise RuntimeError("SEEN" + json.dumps(seen))
     source = SOLUTION.replace("def add(a: float, b: float) -> float:\n    return a + b",
                               "def add(a, b):\n" + "\n".join(
                                   "    " + ln for ln in probe.strip().splitlines()))
-    grade = grade_submission_root(toy, submission(tmp_path, source, "probe"))
+    grade = grade_root(toy, submission(tmp_path, source, "probe"))
     message = next(t.message for t in grade.tests if t.id == "test_add")
     seen = json.loads(message.split("SEEN", 1)[1].split("}", 1)[0] + "}")
     assert seen["repo"] is False and seen["secret"] is False
@@ -412,7 +412,7 @@ def test_each_run_gets_its_own_cgroup_and_uid(toy, tmp_path, path, monkeypatch):
     caps = sandbox.capabilities(policy())
     if not (caps.cgroup and caps.user):
         pytest.skip("no cgroup or user layer here: " + "; ".join(caps.why.values()))
-    monkeypatch.setenv(warmbox.ENV_SWITCH, "1" if path == "warm" else "0")
+    monkeypatch.setenv(settings.WARM.name, "1" if path == "warm" else "0")
     if path == "warm" and warmbox.probe(policy()) is not None:
         pytest.skip(f"no warm path here: {warmbox.probe(policy())}")
     box, child_class = ((boxes.HostBox, boxes.HostChild) if path == "cold"
@@ -446,37 +446,41 @@ def test_each_run_gets_its_own_cgroup_and_uid(toy, tmp_path, path, monkeypatch):
         mp.setattr(box, "start", start_spy)
         mp.setattr(child_class, "kill", kill_spy)
         # (both visibilities: a lone public child starts cold until a zygote is up)
-        grade_submission_root(toy, submission(tmp_path, source, "slow"),
+        grade_root(toy, submission(tmp_path, source, "slow"),
                               ("public",) if path == "cold" else ("public", "hidden"))
     assert seen["pids"], "the child was not in the run's cgroup"
-    assert SLOT_UID_BASE <= max(seen["uids"]) < SLOT_UID_BASE + SLOTS
+    assert SLOT_UID_BASE <= max(seen["uids"]) < SLOT_UID_BASE + SLOT_SPAN
     assert str(sandbox.Limits().memory) in seen["limits"]
     assert str(sandbox.Limits().pids) in seen["limits"]
     assert not any(os.path.exists(d) for d in seen["dirs"])
 
 
 @pytest.mark.parametrize("name", ["fork_bomb", "memory_bomb"])
-def test_fallback_without_namespaces_still_stops(name, toy, tmp_path, host, monkeypatch):
-    """No bubblewrap: the remaining layers (uid, rlimits, cgroup) still stop these."""
-    monkeypatch.setenv(sandbox.ENV_DISABLE, "namespaces")
-    ok, why = covered(CORPUS[name])
+def test_fallback_without_namespaces_still_stops(name, toy, tmp_path, host):
+    """No bubblewrap: the remaining layers (uid, rlimits, cgroup) still stop these. A check
+    (the published inputs: nothing secret, so no refusal whatever the uid layer) runs the
+    attack beside the reference, which keeps its full public score."""
+    without = frozenset({"namespaces"})
+    ok, why = covered(CORPUS[name], without)
     if not ok:
         pytest.skip(why)
     source = host.fill((CORPUS_DIR / f"{name}.py").read_text())
     started = time.monotonic()
     with ThreadPoolExecutor(2) as pool:
-        bad = pool.submit(grade_submission_root, toy, submission(tmp_path, source, "a"))
-        good = pool.submit(grade_submission_root, toy, submission(tmp_path, SOLUTION, "g"))
+        bad = pool.submit(grade_root, toy, submission(tmp_path, source, "a"), ("public",),
+                          policy=policy(without=without))
+        good = pool.submit(grade_root, toy, submission(tmp_path, SOLUTION, "g"), ("public",),
+                           policy=policy(without=without))
         assert bad.result().score <= STARTER_SCORE
-        assert good.result().score == good_score()
+        assert good.result().max_score > 0
+        assert good.result().score == good.result().max_score
     assert time.monotonic() - started < toy.run_timeout
     assert leaked_processes() == []
 
 
 def test_cli_strict_refuses_without_full_isolation(tmp_path, monkeypatch, toy_course,
-                                                   capsys):
-    monkeypatch.setenv(ROOT_VARIABLE, str(toy_course))
-    monkeypatch.setenv(sandbox.ENV_DISABLE, "namespaces")
+                                                   capsys, without_bubblewrap):
+    monkeypatch.setenv(COURSE_ROOT.name, str(toy_course))
     sub = submission(tmp_path, SOLUTION, "s")
     out = tmp_path / "out"
     assert cli.main(["grade", str(sub), "--isolation", "strict", "--out", str(out)]) == 2
@@ -485,13 +489,13 @@ def test_cli_strict_refuses_without_full_isolation(tmp_path, monkeypatch, toy_co
     assert cli.main(["grade", str(sub), "--isolation", "auto", "--out", str(out)]) == 0
     results = json.loads((out / "results.json").read_text())
     assert results["score"] == good_score()
-    assert ("hidden tests NOT RUN" in results["output"]) == (good_score() == PUBLIC)
+    assert ("graded tests NOT RUN" in results["output"]) == (good_score() == 0)
     assert "missing layer 'namespaces'" in results["output"]
     assert "network connections" in results["output"]
 
 
 def test_cli_none_says_isolation_is_off(tmp_path, monkeypatch, toy_course):
-    monkeypatch.setenv(ROOT_VARIABLE, str(toy_course))
+    monkeypatch.setenv(COURSE_ROOT.name, str(toy_course))
     out = tmp_path / "out"
     sub = submission(tmp_path, SOLUTION, "s")
     assert cli.main(["grade", str(sub), "--isolation", "none", "--out", str(out)]) == 0
@@ -499,17 +503,19 @@ def test_cli_none_says_isolation_is_off(tmp_path, monkeypatch, toy_course):
     assert results["score"] == FULL and "isolation is OFF" in results["output"]
 
 
-@pytest.mark.parametrize("disable", ["", "namespaces"])
-def test_grader_killed_mid_run_leaves_nothing_running(toy_course, tmp_path, disable):
+@pytest.mark.parametrize("bubblewrap", [True, False], ids=["bwrap", "no-bwrap"])
+def test_grader_killed_mid_run_leaves_nothing_running(toy_course, tmp_path, bubblewrap, request):
     """SIGKILL the grader while a submission sleeps: the child dies with it (with bubblewrap,
-    and in the fallback without it)."""
+    and in the fallback on a PATH without it)."""
     import signal
     import subprocess
     import sys
     source = SOLUTION.replace("def add(a: float, b: float) -> float:\n    return a + b",
                               "def add(a, b):\n    import time\n    time.sleep(60)")
     sub = submission(tmp_path, source, "sleeper")
-    env = {**os.environ, ROOT_VARIABLE: str(toy_course), sandbox.ENV_DISABLE: disable}
+    if not bubblewrap:
+        request.getfixturevalue("without_bubblewrap")
+    env = {**os.environ, COURSE_ROOT.name: str(toy_course)}
     grader = subprocess.Popen([sys.executable, "-m", "autograder", "grade", str(sub),
                                "--assignment", "toy", "--out", str(tmp_path / "out")],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -595,25 +601,24 @@ def test_a_child_whose_grader_died_before_the_signal_was_armed_does_not_run(tmp_
 
 
 def test_hidden_refused_when_goldens_cannot_be_kept_secret(tmp_path, monkeypatch, toy_course):
-    """No namespaces and no separate uid: the child could read the hidden goldens, so `grade`
-    refuses the hidden tests (a top-level line, each hidden test 0 with the reason) and still
-    grades the public ones; with the goldens made readable to others, a uid alone is not
-    enough either (backends.host.HostBox.hidden_refusal)."""
+    """No namespaces and no separate uid: the child could read a grading's expected values
+    (and the hidden goldens), so `grade` refuses every graded test, public and hidden (a
+    top-level line, each test 0 with the reason: no test is judged on the published inputs);
+    with the hidden goldens or the solutions readable to others, a uid alone is not enough
+    either (backends.host.HostBox.hidden_refusal)."""
     from autograder.assignments import load
     from autograder.backends import host as boxes
     from autograder.backends.base import RunRequest, TestPlan
     from autograder.grading.store import load_stores
 
-    monkeypatch.setenv(ROOT_VARIABLE, str(toy_course))
-    monkeypatch.setenv(sandbox.ENV_DISABLE, "namespaces,user")
-    out = tmp_path / "out"
+    monkeypatch.setenv(COURSE_ROOT.name, str(toy_course))
     sub = submission(tmp_path, SOLUTION, "s")
-    assert cli.main(["grade", str(sub), "--assignment", "toy", "--out", str(out)]) == 0
-    results = json.loads((out / "results.json").read_text())
-    assert results["output"].count("hidden tests NOT RUN") == 1, results["output"]
-    hidden = [t for t in results["tests"] if t["visibility"] != "visible"]
-    assert hidden and all(t["score"] == 0 and "NOT RUN" in t["output"] for t in hidden)
-    assert results["score"] == FULL - sum(t["max_score"] for t in hidden) > 0
+    results = grade_results(sub, ["toy"], policy(without=frozenset({"namespaces", "user"})))
+    results = results.gradescope()
+    assert results["output"].count("graded tests NOT RUN") == 1, results["output"]
+    graded = [t for t in results["tests"] if t["max_score"] > 0]
+    assert graded and all(t["score"] == 0 and "NOT RUN" in t["output"] for t in graded)
+    assert results["score"] == 0
     # the rule itself, for each combination auto can end up with (no process started), on a
     # copy of the course in a folder every user may enter
     shared = Path(tempfile.mkdtemp(prefix="refusal-"))
@@ -622,7 +627,8 @@ def test_hidden_refused_when_goldens_cannot_be_kept_secret(tmp_path, monkeypatch
         shutil.copytree(toy_course, shared / "course")
         toy = load("toy", shared / "course")
         goldens = toy.goldens_path("hidden")
-        os.chmod(toy.goldens_path("graded"), 0o600)  # as secret as the hidden ones (below)
+        reference = toy.solutions / toy.package
+        os.chmod(reference, 0o700)  # as secret as the hidden goldens (below)
         plan = TestPlan.from_stores(load_stores(toy, ("public", "hidden")))
 
         def refusal(namespaces: bool, user: bool, mode: str = "auto") -> str | None:
@@ -638,9 +644,9 @@ def test_hidden_refused_when_goldens_cannot_be_kept_secret(tmp_path, monkeypatch
         assert readable is not None and "unreadable to other users" in readable
         os.chmod(goldens, 0o600)
         assert refusal(False, True) is None
-        os.chmod(toy.goldens_path("graded"), 0o644)  # the graded set readable: refused too
+        os.chmod(reference, 0o755)  # the reference readable: refused too (it computes a draw)
         assert "unreadable to other users" in (refusal(False, True) or "")
-        os.chmod(toy.goldens_path("graded"), 0o600)
+        os.chmod(reference, 0o700)
         os.chmod(goldens, 0o644)
         os.chmod(goldens.parent, 0o700)
         assert refusal(False, True) is None

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli
+from autograder import cli, markers
 from autograder.assignments import discover, load
 from autograder.authoring import starter
 
@@ -56,8 +56,8 @@ class C:
 
 
 def test_each_region_becomes_one_raise_at_the_begin_indentation():
-    assert starter.strip_solutions(MARKED) == STRIPPED
-    assert starter.strip_solutions(STRIPPED) == STRIPPED  # no markers: copied verbatim
+    assert markers.strip_solutions(MARKED) == STRIPPED
+    assert markers.strip_solutions(STRIPPED) == STRIPPED  # no markers: copied verbatim
 
 
 @pytest.mark.parametrize("text", [
@@ -66,8 +66,8 @@ def test_each_region_becomes_one_raise_at_the_begin_indentation():
     "    x = 1\n    ### END SOLUTION\n",
 ], ids=["nested", "unclosed", "stray-end"])
 def test_markers_that_do_not_pair_up_are_refused(text):
-    with pytest.raises(starter.MarkerError):
-        starter.strip_solutions(text, "f.py")
+    with pytest.raises(markers.MarkerError):
+        markers.strip_solutions(text, "f.py")
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS, ids=lambda a: a.name)
@@ -89,7 +89,7 @@ def test_write_copies_unmarked_files_and_check_finds_every_drift(tmp_path, monke
     (pkg / "given.py").write_text("def helper():\n    return 1\n")
     assert sorted(starter.stale(toy)) == ["starter/toy/data/table.bin is missing",
                                           "starter/toy/given.py is missing"]
-    starter.write(toy)
+    starter.write_starter(toy)
     assert starter.stale(toy) == []
     assert (toy.starter / "toy" / "data" / "table.bin").read_bytes() == b"\x00\xffbytes"
     assert (toy.starter / "toy" / "given.py").read_text() == "def helper():\n    return 1\n"

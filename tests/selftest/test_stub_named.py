@@ -8,11 +8,10 @@ import importlib
 import sys
 
 import pytest
-from helpers import SOLUTION, submission
+from helpers import SOLUTION, grade_root, submission
 
 from autograder.assignments import load
 from autograder.backends import timeouts
-from autograder.grading.pipeline import grade_submission_root
 from autograder.harness import Recorder, student_where
 from autograder.harness.plugin import reported_where
 from autograder.sandbox import SandboxPolicy
@@ -65,7 +64,7 @@ def test_a_stub_reached_through_rec_raises_is_named(toy, tmp_path):
     source = SOLUTION.replace('    if not xs:\n        raise ValueError("mean of nothing")',
                               "    raise NotImplementedError")
     assert source != SOLUTION
-    grade = grade_submission_root(toy, submission(tmp_path, source), ("public",),
+    grade = grade_root(toy, submission(tmp_path, source), ("public",),
                                   SandboxPolicy.create("none"))
     messages = [t.message for t in grade.tests if t.id == "test_mean_of_nothing"]
     assert messages and "mean() (toy/__init__.py:" in messages[0], messages
@@ -79,7 +78,7 @@ def test_a_stub_raised_in_a_ddp_rank_is_named(monkeypatch):
     instant the run froze it)."""
     monkeypatch.setattr(timeouts, "machine_slowdown", lambda: timeouts.MAX_SLOWDOWN)
     ddp = load("ddp")
-    grade = grade_submission_root(ddp, ddp.starter, ("public",), SandboxPolicy.create("none"),
+    grade = grade_root(ddp, ddp.starter, ("public",), SandboxPolicy.create("none"),
                                   task=4)
     messages = {t.id: t.message for t in grade.tests}
     assert "MiniDDP.__init__() (ddp/mini_ddp.py:" in messages["test_broadcast_at_construction"]

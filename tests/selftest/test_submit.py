@@ -7,10 +7,9 @@ from __future__ import annotations
 import shutil
 import zipfile
 
-from helpers import SOLUTION, submission
+from helpers import SOLUTION, grade_results, submission
 
 from autograder import cli
-from autograder.grading import pipeline
 from autograder.sandbox import SandboxPolicy
 
 
@@ -26,7 +25,7 @@ def test_grade_accepts_the_zip_submit_builds(toy_course, tmp_path, monkeypatch, 
     with zipfile.ZipFile(out) as zf:
         names = zf.namelist()
     assert "toy/__init__.py" in names and not any(n.endswith(".txt") for n in names)
-    results = pipeline.grade(out, ["toy"], SandboxPolicy.create("none"))
+    results = grade_results(out, ["toy"], SandboxPolicy.create("none"))
     assert results.max_score > 0 and results.score == results.max_score, results.problems
 
 
@@ -37,4 +36,20 @@ def test_submit_refuses_what_intake_refuses(toy_course, tmp_path, monkeypatch, c
     assert cli.main(["submit", "toy", "--impl", str(broken), "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert "SyntaxError in toy/__init__.py" in err and "no zip written" in err
+    assert not out.exists() and "removed" not in err
+
+
+def test_a_refused_submit_removes_the_earlier_zip(toy_course, tmp_path, monkeypatch, capsys):
+    """A zip from an earlier submit must not stay ready to upload once the code no longer
+    passes intake: the refused submit deletes it and says so."""
+    monkeypatch.setenv("TRAINING_SYSTEMS_ROOT", str(toy_course))
+    work = submission(tmp_path, SOLUTION)
+    out = tmp_path / "out" / "toy-submission.zip"
+    assert cli.main(["submit", "toy", "--impl", str(work), "--out", str(out)]) == 0
+    assert out.is_file()
+    (work / "toy" / "__init__.py").write_text(SOLUTION + "\nimport statistics\n")  # forbidden
+    capsys.readouterr()
+    assert cli.main(["submit", "toy", "--impl", str(work), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "statistics" in err and f"removed the earlier {out}" in err and "no zip written" in err
     assert not out.exists()

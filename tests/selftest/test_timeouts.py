@@ -14,18 +14,18 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from helpers import grade_root
 
 from autograder import backends
 from autograder.assignments import load
 from autograder.authoring.goldens import _manifest_differences, _timed
-from autograder.authoring.starter import without_markers
 from autograder.backends import base, runner, timeouts
 from autograder.backends.base import RunRequest, RunResult
 from autograder.backends.causes import Cause
 from autograder.backends.timeouts import FLOOR_S, MAX_SLOWDOWN, MULTIPLE, cold_pool, derived_timeout
-from autograder.grading.cause_text import render
-from autograder.grading.pipeline import grade_submission_root
+from autograder.grading.cause_text import sentence
 from autograder.grading.store import GoldenStore, load_store, load_stores
+from autograder.markers import without_markers
 from autograder.sandbox import SandboxPolicy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,7 +85,7 @@ def test_a_hang_in_exp_costs_the_limit_the_goldens_give_each_test(tmp_path, monk
         return child(self, *args)
 
     monkeypatch.setattr(runner.FolderRun, "_child", counted)
-    grade = grade_submission_root(minigrad, sub, ("public",))
+    grade = grade_root(minigrad, sub, ("public",))
     timed_out = {t.id for t in grade.tests if grade.run.records[t.id].status == "timeout"}
     assert timed_out, "no test reached the hang"
     assert len(children) == len(timed_out) + 1
@@ -98,7 +98,7 @@ def test_a_hang_in_exp_costs_the_limit_the_goldens_give_each_test(tmp_path, monk
         why = grade.run.records[test.id].cause
         assert (why.cause, why.function, why.file) == (
             Cause.TEST_TIMEOUT, "exp", "minigrad/engine.py"), test.id
-        assert render(why).startswith(
+        assert sentence(why).startswith(
             f"timed out after {limit:g} s in exp() at minigrad/engine.py:{line} "), test.id
         assert test.points == 0
 
@@ -112,7 +112,7 @@ def test_a_hang_deep_in_a_recursion_is_still_located(toy, tmp_path):
             "        while True: pass\n"
             "    return _deep(n - 1)\n\n\n")
     source = deep + TOY_SOLUTION.replace("return a + b", "return _deep(150)")
-    grade = grade_submission_root(toy, toy_package(tmp_path, source), ("public",))
+    grade = grade_root(toy, toy_package(tmp_path, source), ("public",))
     record = grade.run.records["test_add"]
     assert record.status == "timeout"
     assert (record.cause.function, record.cause.file, record.cause.line) == (
@@ -130,13 +130,13 @@ def test_the_child_cannot_lengthen_its_own_limit(toy, tmp_path):
               "except Exception:\n"
               "    pass\n")
     source = attack + TOY_SOLUTION.replace("return a + b", "while True: pass")
-    grade = grade_submission_root(toy, toy_package(tmp_path, source), ("public",))
+    grade = grade_root(toy, toy_package(tmp_path, source), ("public",))
     limit = limit_from_goldens(load_store(toy, "public"), "test_add", toy.test_timeout)
     assert limit < toy.test_timeout
     record = grade.run.records["test_add"]
     assert record.status == "timeout"
     assert record.cause.cause is Cause.TEST_TIMEOUT and record.cause.limit == limit
-    assert re.match(rf"timed out after {limit:g} s in add\(\)", render(record.cause))
+    assert re.match(rf"timed out after {limit:g} s in add\(\)", sentence(record.cause))
 
 
 def test_goldens_store_a_timing_for_every_test(toy):

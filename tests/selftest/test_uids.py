@@ -59,13 +59,13 @@ def test_each_pid_namespace_takes_its_slots_from_a_range_of_its_own():
     """A rootful container without a user namespace shares the host's uids but not its /tmp
     (the slot locks): with one range, a host grader's kill(-1) as its slot uid killed a child in
     the container (test_gradescope's container runs failed so under the parallel suite)."""
-    host = uids.slot_uid_base({}, "pid:[4026531836]")  # the initial PID namespace
-    container = uids.slot_uid_base({}, "pid:[4026532871]")
-    assert abs(host - container) >= uids.SLOTS  # disjoint (these two; 1/4096 for any two)
+    host = uids.slot_uid_base("", "pid:[4026531836]")  # the initial PID namespace
+    container = uids.slot_uid_base("", "pid:[4026532871]")
+    assert abs(host - container) >= uids.SLOT_SPAN  # disjoint (these two; 1/4096 for any two)
     for base in (host, container):
-        assert uids.UID_RANGES_BASE <= base <= uids.UID_RANGES_BASE + uids.SLOTS * (
-            uids.UID_RANGES - 1) and (base - uids.UID_RANGES_BASE) % uids.SLOTS == 0
-    assert uids.slot_uid_base({}, "pid:[4026532871]") == container  # the same every time
-    assert uids.SLOT_UID_BASE == uids.slot_uid_base({}, os.readlink("/proc/self/ns/pid"))
-    given = {"AUTOGRADER_SANDBOX_UID_BASE": "1900000000"}
-    assert uids.slot_uid_base(given, "pid:[4026532871]") == 1_900_000_000
+        assert uids.UID_RANGES_BASE <= base <= uids.UID_RANGES_BASE + uids.SLOT_SPAN * (
+            uids.UID_RANGES - 1) and (base - uids.UID_RANGES_BASE) % uids.SLOT_SPAN == 0
+    assert uids.UID_RANGES_BASE + uids.SLOT_SPAN * uids.UID_RANGES < 2**31  # a valid uid
+    assert uids.slot_uid_base("", "pid:[4026532871]") == container  # the same every time
+    assert uids.SLOT_UID_BASE == uids.slot_uid_base("", os.readlink("/proc/self/ns/pid"))
+    assert uids.slot_uid_base("1900000000", "pid:[4026532871]") == 1_900_000_000  # the variable

@@ -6,7 +6,8 @@ starter docstrings) that make the choices the contract leaves free differently f
 reference — torch's own `optimizer.zero_grad(set_to_none=True)`, a ValueError subclass, a list
 iterator instead of a generator, numpy integers, zeros instead of None, another hash family, a
 larger streaming buffer... Every variant is graded as a full submission (public and hidden
-tests) and must score 100 %: a test that leans on the reference's incidental behaviour fails
+tests), under its assignment's kernel variant (helpers.variant_policy: as another machine
+rounds), and must score 100 %: a test that leans on the reference's incidental behaviour fails
 here. New assignments add their variants as folders; nothing is registered.
 """
 
@@ -16,9 +17,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import grade_root, variant_policy
 
 from autograder.assignments import discover
-from autograder.grading.pipeline import grade_submission_root
+from autograder.grading.cause_text import sentence
 
 VARIANTS_DIR = Path(__file__).resolve().parent / "variants"
 ASSIGNMENTS = {a.name: a for a in discover()}
@@ -45,7 +47,7 @@ def assemble(assignment, variant: Path, dest: Path) -> Path:
 def lost_points(grade) -> list[str]:
     """One line per test the grade lost points on."""
     return [f"{t.visibility}/{t.id} ({t.max_points:g} points): {t.message[:300]}"
-            for t in grade.tests if not t.passed] + grade.problems
+            for t in grade.tests if not t.passed] + [sentence(p) for p in grade.problems]
 
 
 VARIANTS = variants()
@@ -60,7 +62,8 @@ def test_variants_exist_for_assignments():
 @pytest.mark.parametrize("name, variant", VARIANTS, ids=[f"{n}-{v.name}" for n, v in VARIANTS])
 def test_correct_variant_scores_full_marks(name, variant, tmp_path):
     assignment = ASSIGNMENTS[name]
-    grade = grade_submission_root(assignment, assemble(assignment, variant, tmp_path))
+    grade = grade_root(assignment, assemble(assignment, variant, tmp_path),
+                       policy=variant_policy(assignment))
     lost = lost_points(grade)
     assert not lost, f"{variant.name} is correct but lost points:\n" + "\n".join(lost[::-1])
     assert grade.score == grade.max_score > 0

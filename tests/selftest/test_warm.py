@@ -4,13 +4,15 @@ zygote that enter the sandbox bubblewrap built around a holder.
 Parity: warm and cold give the same results.json (timings aside) on the toy course and on
 real assignments (solution, starter, a mutant). Attacks (tests/selftest/adversarial/warm_*.py)
 on what a fork could reach of the zygote, the host or other runs: each is shown to get
-through a deliberately broken entering sequence (`WarmBox.skip`: steps left out) and to fail
-against the real one. The rest of the adversarial corpus runs on the warm path in
-test_sandbox.py (the host backend's default where the probe passes).
+through a deliberately broken entering sequence (a zygote with steps left out:
+broken_zygote.py, started in place of the real one) and to fail against the real one. The
+rest of the adversarial corpus runs on the warm path in test_sandbox.py (the host backend's
+default where the probe passes).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -20,16 +22,16 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from helpers import SOLUTION, command_lines, submission
+from helpers import SOLUTION, command_lines, grade_results, grade_root, submission
 
-from autograder import sandbox
+from autograder import sandbox, settings
 from autograder.assignments import load
 from autograder.backends import holder, host, warmbox
-from autograder.grading.pipeline import grade_submission_root
 from autograder.grading.report import results_json
 
 HERE = Path(__file__).parent
 ATTACKS = HERE / "adversarial"
+BROKEN_ZYGOTE = HERE / "broken_zygote.py"
 POLICY = sandbox.SandboxPolicy.create()
 WHY_NOT = warmbox.probe(POLICY)  # each test turns the switch on or off itself
 pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"no warm path here: {WHY_NOT}")
@@ -37,8 +39,8 @@ pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=f"no warm path here:
 
 def graded(assignment, root: Path, warm: bool, monkeypatch) -> tuple[str, dict]:
     """(the path that ran, results.json without its timing) of grading `root`."""
-    monkeypatch.setenv(warmbox.ENV_SWITCH, "1" if warm else "0")
-    grade = grade_submission_root(assignment, root, policy=POLICY)
+    monkeypatch.setenv(settings.WARM.name, "1" if warm else "0")
+    grade = grade_root(assignment, root, policy=POLICY)
     data = results_json([grade], 0.0)
     path = data["extra_data"]["autograder"]["paths"].pop(assignment.name, "none")
     assert path == (grade.run.path if grade.run else "none")  # results.json says which ran
@@ -89,7 +91,7 @@ def test_mutant_records_parity(course, toy, tmp_path, monkeypatch):
         request = base.RunRequest(assignment, impl, "replay", plan, POLICY)
         outcomes = {}
         for switch in ("1", "0"):
-            monkeypatch.setenv(warmbox.ENV_SWITCH, switch)
+            monkeypatch.setenv(settings.WARM.name, switch)
             result = run(request)
             outcomes[result.path] = {i: (r.status, r.outcome, r.error_type, r.error_kind, r.obs)
                                      for i, r in result.records.items()}
@@ -106,15 +108,14 @@ def test_classic_bugs_example_parity(name, monkeypatch):
     """The bundled classic-bugs example (every assignment: failing tests, hints, feedback runs
     on the published inputs, hidden tests) gives the same results.json warm and cold. The
     zygote is started first (a process's first lone child starts cold)."""
-    from autograder.grading import pipeline
 
     assignment = load(name)
-    monkeypatch.setenv(warmbox.ENV_SWITCH, "1")
+    monkeypatch.setenv(settings.WARM.name, "1")
     assert host.BACKEND.warm_zygotes().get(assignment) is not None  # started, if not already
     out = {}
     for switch in ("1", "0"):
-        monkeypatch.setenv(warmbox.ENV_SWITCH, switch)
-        data = pipeline.grade(EXAMPLES / "classic-bugs.zip", [name], POLICY).gradescope()
+        monkeypatch.setenv(settings.WARM.name, switch)
+        data = grade_results(EXAMPLES / "classic-bugs.zip", [name], POLICY).gradescope()
         data["execution_time"] = 0
         out[switch] = data
     paths = {s: d["extra_data"]["autograder"]["paths"].pop(name) for s, d in out.items()}
@@ -130,22 +131,46 @@ def zygote_pid(toy, monkeypatch) -> int:
     return zygote.proc.pid
 
 
-def attack(toy, tmp_path: Path, name: str, monkeypatch, skip: tuple[str, ...],
-           **fill: str) -> tuple[dict, object]:
-    """Grade the attack file `name` warm with the entering sequence less `skip`; (what its
-    test_add reported, or {}; the grade)."""
+@contextlib.contextmanager
+def entering_sequence(toy, tmp_path: Path, monkeypatch, leave_out: tuple[str, ...]):
+    """The toy's zygote runs the real entering sequence, or (`leave_out`) one with those steps
+    left out (broken_zygote.py, started in place of the real zygote for the block and stopped
+    after it); yields that zygote's pid."""
+    real = warmbox.ZYGOTE
+    if leave_out:
+        script = tmp_path / "broken_zygote_main.py"
+        script.write_text(f"import runpy\nrunpy.run_path({str(BROKEN_ZYGOTE)!r}, run_name="
+                          f"'__main__', init_globals={{'LEAVE_OUT': {sorted(leave_out)!r}}})\n")
+        host.BACKEND.warm_zygotes().close()  # the real one goes: the next starts broken
+        monkeypatch.setattr(warmbox, "ZYGOTE", script)
+    try:
+        yield zygote_pid(toy, monkeypatch)
+    finally:
+        if leave_out:
+            monkeypatch.setattr(warmbox, "ZYGOTE", real)
+            host.BACKEND.zygotes.close()  # the broken one goes
+
+
+def run_attack(toy, tmp_path: Path, name: str, pid: int, leave_out: tuple[str, ...] = (),
+               **fill: str) -> tuple[dict, object]:
+    """Grade the attack file `name` warm, forked by the zygote `pid` (its __ZYGOTE_PID__);
+    (what its test_add reported, or {}; the grade)."""
     source = (ATTACKS / f"{name}.py").read_text()
-    for key, value in fill.items():
+    for key, value in {"ZYGOTE_PID": str(pid), **fill}.items():
         source = source.replace(f"__{key}__", value)
-    monkeypatch.setattr(warmbox.WarmBox, "skip", skip)
-    path, _ = graded(toy, toy.solutions, True, monkeypatch)  # the zygote is up
-    sub = submission(tmp_path, source, f"{name}-{'-'.join(skip) or 'real'}")
-    grade = grade_submission_root(toy, sub, policy=POLICY)
-    monkeypatch.setattr(warmbox.WarmBox, "skip", ())
-    assert grade.run.path == "warm" or (skip and grade.run.path == "mixed"), grade.problems
+    sub = submission(tmp_path, source, f"{name}-{'-'.join(leave_out) or 'real'}")
+    grade = grade_root(toy, sub, policy=POLICY)
+    assert grade.run.path == "warm" or (leave_out and grade.run.path == "mixed"), grade.problems
     message = next(t.message for t in grade.tests if t.id == "test_add")
     seen = json.loads(message.split("SEEN")[1]) if "SEEN" in message else {"?": [message, *grade.problems]}
     return seen, grade
+
+
+def attack(toy, tmp_path: Path, name: str, monkeypatch, leave_out: tuple[str, ...],
+           **fill: str) -> tuple[dict, object]:
+    """run_attack on the entering sequence less `leave_out`."""
+    with entering_sequence(toy, tmp_path, monkeypatch, leave_out) as pid:
+        return run_attack(toy, tmp_path, name, pid, leave_out, **fill)
 
 
 # what the probe reports -> a broken entering sequence it gets through
@@ -163,15 +188,14 @@ BROKEN = {
 
 
 @pytest.fixture
-def probe_fill(toy, tmp_path, monkeypatch):
+def probe_fill():
     canary_dir = Path(tempfile.mkdtemp(prefix="warm-host-"))
     os.chmod(canary_dir, 0o755)
     (canary_dir / "canary.txt").write_text("untouched\n")
     os.chmod(canary_dir / "canary.txt", 0o644)
     decoy = Path(tempfile.mkdtemp(prefix="grade-decoy-"))
     os.chmod(decoy, 0o755)
-    yield {"ZYGOTE_PID": str(zygote_pid(toy, monkeypatch)),
-           "CANARY": str(canary_dir / "canary.txt"), "DECOY": str(decoy)}
+    yield {"CANARY": str(canary_dir / "canary.txt"), "DECOY": str(decoy)}
     shutil.rmtree(canary_dir, ignore_errors=True)
     shutil.rmtree(decoy, ignore_errors=True)
 
@@ -192,31 +216,35 @@ def test_probe_attack_gets_through_a_broken_sequence(toy, tmp_path, monkeypatch,
 
 
 def test_rng_shared_without_reseed(toy, tmp_path, monkeypatch, probe_fill):
-    one, _ = attack(toy, tmp_path, "warm_probe", monkeypatch, ("reseed",), **probe_fill)
-    two, _ = attack(toy, tmp_path / "two", "warm_probe", monkeypatch, ("reseed",), **probe_fill)
+    with entering_sequence(toy, tmp_path, monkeypatch, ("reseed",)) as pid:
+        one, _ = run_attack(toy, tmp_path, "warm_probe", pid, ("reseed",), **probe_fill)
+        two, _ = run_attack(toy, tmp_path / "two", "warm_probe", pid, ("reseed",), **probe_fill)
     assert one["rng"][1] == two["rng"][1]  # numpy's global state, as the zygote left it
 
 
-@pytest.mark.parametrize("skip", [(), ("setns", "chroot", "uid", "caps")], ids=["real", "broken"])
-def test_kill_zygote(toy, tmp_path, monkeypatch, skip):
-    pid = zygote_pid(toy, monkeypatch)
-    attack(toy, tmp_path, "warm_kill_zygote", monkeypatch, skip, ZYGOTE_PID=str(pid))
-    alive = host.BACKEND.zygotes.get(toy).proc.pid == pid
-    if skip:
+@pytest.mark.parametrize("leave_out", [(), ("setns", "chroot", "uid", "caps")],
+                         ids=["real", "broken"])
+def test_kill_zygote(toy, tmp_path, monkeypatch, leave_out):
+    with entering_sequence(toy, tmp_path, monkeypatch, leave_out) as pid:
+        run_attack(toy, tmp_path, "warm_kill_zygote", pid, leave_out)
+        zygote = host.BACKEND.zygotes.get(toy, start=False)
+        alive = zygote is not None and zygote.proc.pid == pid
+    if leave_out:
         assert not alive, "the broken sequence did not let the fork kill its zygote"
     else:
         assert alive, "the zygote was killed or replaced"
     assert graded(toy, toy.solutions, True, monkeypatch)[1]["score"] == 7  # the next student
 
 
-@pytest.mark.parametrize("skip", [(), ("cgroup", "setns", "chroot", "uid", "caps")], ids=["real", "broken"])
-def test_linger(toy, tmp_path, monkeypatch, skip):
-    marker = f"warm-linger-{os.getpid()}-{len(skip)}"
-    attack(toy, tmp_path, "warm_linger", monkeypatch, skip, MARKER=marker)
+@pytest.mark.parametrize("leave_out", [(), ("cgroup", "setns", "chroot", "uid", "caps")],
+                         ids=["real", "broken"])
+def test_linger(toy, tmp_path, monkeypatch, leave_out):
+    marker = f"warm-linger-{os.getpid()}-{len(leave_out)}"
+    attack(toy, tmp_path, "warm_linger", monkeypatch, leave_out, MARKER=marker)
     left = [pid for pid, argv in command_lines().items() if marker.encode() in argv]
     for pid in left:
         os.kill(pid, signal.SIGKILL)
-    assert bool(left) == bool(skip), f"processes left behind: {left}"
+    assert bool(left) == bool(leave_out), f"processes left behind: {left}"
 
 
 def test_holder_ends_with_the_graders_end_of_its_pipe():

@@ -73,7 +73,7 @@ def test_check_watch_redraws_after_a_save_and_stops_on_ctrl_c(tmp_path):
         _wait_for(out, "minigrad: 0 / ")
         for f in (ROOT / "solutions" / "minigrad").glob("*.py"):
             shutil.copy(f, impl / "minigrad" / f.name)
-        shown = _wait_for(out, "minigrad: 69 / 69")
+        shown = _wait_for(out, "minigrad: 70 / 70")
         assert "saved " in shown.split("minigrad: 0 / ")[1]
         os.killpg(proc.pid, signal.SIGINT)
         assert proc.wait(timeout=90) == 130

@@ -4,7 +4,7 @@ Mutants come from cosmic-ray's core operators (binary, comparison and unary oper
 replacement, boolean and number replacement, break/continue swaps, exception replacement,
 decorator removal, zero-iteration loops), applied one at a time to a copy of
 solutions/<package>/ on disk. A mutant is graded like any submission, by the engine
-(`grading.pipeline.grade_submission_root`: sandboxed child that only records, goldens judged in the
+(`grading.pipeline.grade`: sandboxed child that only records, goldens judged in the
 parent), and it is *killed* when it loses points. Public tests run first; hidden tests only run
 when the public ones give full marks (losing points anywhere is enough).
 
@@ -141,7 +141,8 @@ def grade_mutation(assignment: Assignment, mutation: Mutation,
                    placement: Placement | None = None) -> MutantVerdict:
     """Grade the mutated solution with the engine: killed when it loses points (on the host
     backend unless a placement is given, as a submission)."""
-    from ...grading.pipeline import grade_submission_root
+    from ...grading import pipeline
+    from ...grading.job import GradeJob, JobMode
 
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"mutant-{assignment.name}-") as tmp:
@@ -149,14 +150,13 @@ def grade_mutation(assignment: Assignment, mutation: Mutation,
         shutil.copytree(assignment.solutions / assignment.package, package,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         (package / mutation.file).write_text(mutation.code, encoding="utf-8")
-        for visibility in ("public", "hidden"):
-            grade = grade_submission_root(assignment, Path(tmp), (visibility,),
-                                          placement=placement)
-            if grade.score < grade.max_score:
-                failed = [t.id for t in grade.tests if not t.passed]
-                where = f"{visibility}: " + ", ".join(failed[:4]) + (
-                    f" (+{len(failed) - 4})" if len(failed) > 4 else "")
-                return MutantVerdict(mutation, "killed", where, time.monotonic() - started)
+        grade, = pipeline.grade(GradeJob(Path(tmp), assignment.root, JobMode.GRADE,
+                                         (assignment.name,),
+                                         placement=placement or Placement())).grades
+    failed = [f"{t.visibility}: {t.id}" for t in grade.tests if t.points < t.max_points]
+    if failed:
+        where = ", ".join(failed[:4]) + (f" (+{len(failed) - 4})" if len(failed) > 4 else "")
+        return MutantVerdict(mutation, "killed", where, time.monotonic() - started)
     return MutantVerdict(mutation, "survived", "", time.monotonic() - started)
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...assignments import Assignment
-from ..starter import BEGIN as SOLUTION_MARKER
+from ...markers import BEGIN as SOLUTION_MARKER
 
 # operators that need arguments (a variable name) to do anything
 _SKIPPED_OPERATORS = ("VariableReplacer", "VariableInserter")

@@ -1,6 +1,6 @@
 """tests/mutation_report.md: one accumulated summary per assignment, rendered as Markdown from
 its data, which lives beside it in tests/mutation_report.json (`data_path`; accumulate.py says
-what it holds), and README's mutation table rendered from the same summaries."""
+what it holds). README.md links to the report; it holds no copy of its table."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from .accumulate import CONFIDENCE, figures, survivors
 
 EQUIVALENT_FILE = "EQUIVALENT_MUTANTS.md"
 REPORT_NAME = "mutation_report.md"
-README_START, README_END = "<!-- mutation:start -->", "<!-- mutation:end -->"
 
 _DATA = re.compile(r"<!-- mutation-data (\{.*\}) -->", re.DOTALL)
 
@@ -37,7 +36,8 @@ def previous_summaries(path: Path) -> dict[str, dict]:
         return {}
 
 
-def _percent(x: float | None) -> str:
+def percent_text(x: float | None) -> str:
+    """A fraction as a percentage with one decimal ("n/a" for None)."""
     return "n/a" if x is None else f"{100 * x:.1f} %"
 
 
@@ -71,8 +71,8 @@ def render_report(summaries: list[dict]) -> str:
     for d in summaries:
         f = figures(d)
         lines.append(f"| {d['assignment']} | {d['generated']} | {f['graded']} | {f['killed']} | "
-                     f"{f['survived']} | {f['equivalent']} | {_percent(f['score'])} | "
-                     f"{_percent(f['lower_bound'])} | {f['seconds']} s |")
+                     f"{f['survived']} | {f['equivalent']} | {percent_text(f['score'])} | "
+                     f"{percent_text(f['lower_bound'])} | {f['seconds']} s |")
     for d in summaries:
         f, left = figures(d), survivors(d)
         lines += ["", f"## {d['assignment']}", "", "Runs:"]
@@ -106,29 +106,6 @@ def report_data(summaries: list[dict]) -> str:
                            for k, m in d["mutants"].items())
         parts.append(f'{json.dumps(d["assignment"])}: {head[:-1]}, "mutants": {{\n{rows}}}}}')
     return "{" + ",\n".join(parts) + "}"
-
-
-def readme_table(summaries: list[dict]) -> str:
-    """README's mutation table (between its markers), from the report's summaries."""
-    level = f"{100 * CONFIDENCE:g} %"
-    lines = [README_START,
-             f"| assignment | mutants generated | sample (distinct graded) | killed | survived "
-             f"| equivalent | score | {level} lower bound |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for d in summaries:
-        f = figures(d)
-        lines.append(f"| {d['assignment']} | {d['generated']:,} | {f['graded']} | {f['killed']} "
-                     f"| {f['survived']} | {f['equivalent']} | {_percent(f['score'])} "
-                     f"| {_percent(f['lower_bound'])} |")
-    return "\n".join(lines + [README_END])
-
-
-def with_readme_table(readme: str, summaries: list[dict]) -> str:
-    """README text with its mutation table replaced (unchanged when it has no markers)."""
-    start, end = readme.find(README_START), readme.find(README_END)
-    if start < 0 or end < start:
-        return readme
-    return readme[:start] + readme_table(summaries) + readme[end + len(README_END):]
 
 
 def report_path(root: Path) -> Path:

@@ -1,5 +1,5 @@
 """`python -m autograder mutation`: grade each assignment's seeded sample (or named mutants) and
-add the verdicts to the accumulated report (accumulate.py) and README's table (report.py)."""
+add the verdicts to the accumulated report (accumulate.py, rendered by report.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,14 @@ from ...assignments import Assignment
 from . import TARGET_SCORE, MutationError, equivalent_mutants, run_assignment
 from .accumulate import command_sample, figures, is_old, merge, reclassified, upgrade
 from .generation import generate, sample
-from .report import data_path, previous_summaries, render_report, report_data, report_path, with_readme_table
+from .report import (
+    data_path,
+    percent_text,
+    previous_summaries,
+    render_report,
+    report_data,
+    report_path,
+)
 
 
 def _command(name: str, n: int | None, seed: int, only: list[str] | None) -> str:
@@ -36,10 +43,8 @@ def stored_summaries(path: Path, present: dict[str, Assignment]) -> dict[str, di
 
 
 def write_report(path: Path, summaries: dict[str, dict], present: dict[str, Assignment]) -> list[dict]:
-    """Reclassify against the current equivalent lists, write the report (teaching order) and,
-    for the course's own report, README's mutation table."""
-    from ...assignments import course_root
-
+    """Reclassify against the current equivalent lists and write the report and its data
+    (teaching order)."""
     summaries = {name: reclassified(d, equivalent_mutants(present[name]))
                  if name in present else d for name, d in summaries.items()}
     order = list(present)
@@ -47,12 +52,6 @@ def write_report(path: Path, summaries: dict[str, dict], present: dict[str, Assi
                      if d["assignment"] in order else len(order))
     path.write_text(render_report(ordered), encoding="utf-8")
     data_path(path).write_text(report_data(ordered) + "\n", encoding="utf-8")
-    readme = course_root() / "README.md"
-    if path.resolve() == report_path(course_root()).resolve() and readme.exists():
-        text = readme.read_text(encoding="utf-8")
-        updated = with_readme_table(text, ordered)
-        if updated != text:
-            readme.write_text(updated, encoding="utf-8")
     return ordered
 
 
@@ -96,15 +95,11 @@ def run_mutation(names: list[str], n: int | None = None, seed: int = 0,
         print(f"{assignment.name}: {result.generated} mutants, {result.sampled} graded now, "
               f"{result.count('killed')} killed, {result.count('survived')} survived, "
               f"{result.count('equivalent')} equivalent ({result.seconds:.0f} s); "
-              f"accumulated: {f['graded']} graded, score {_percent(f['score'])}, "
-              f"{_percent(f['lower_bound'])} lower bound", flush=True)
+              f"accumulated: {f['graded']} graded, score {percent_text(f['score'])}, "
+              f"{percent_text(f['lower_bound'])} lower bound", flush=True)
         if f["score"] is not None and f["score"] < TARGET_SCORE:
             low.append(assignment.name)
     print(f"report: {path}")
     if low:
         print(f"below {100 * TARGET_SCORE:g} %: {', '.join(low)}")
     return 1 if low else 0
-
-
-def _percent(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.1f} %"

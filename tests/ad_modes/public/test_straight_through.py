@@ -1,14 +1,14 @@
 """Task 5: gradients through round(): the straight-through estimator and fake quantization.
 
 Expected values are the reference solution's, cross-checked by tests/ad_modes/crosscheck_torch.py
-against torch.round with an identity backward (round_ste) and against
-torch.fake_quantize_per_tensor_affine, values and gradients (fake_quantize), including both
-sides of each clip boundary.
+against torch.round with an identity backward (round_ste) and, with each group's scale and zero
+point derived there by AWQ's rule, against torch.fake_quantize_per_channel_affine, values and
+gradients (fake_quantize), including both sides of each clip boundary.
 """
 
 import numpy as np
 import torch  # noqa: F401 - imported at collection, so no test's time limit pays for it
-from common import record_fake_quantize, record_round_ste
+from common import quantize_case, record_fake_quantize, record_round_ste
 
 from ad_modes import fake_quantize, round_ste
 from autograder.harness import graded
@@ -16,9 +16,11 @@ from autograder.harness import graded
 
 def round_cases(rng):
     ties = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49, -0.51])
+    # already integers (in float32 too), past any integer code, int64's 9.2e18 included
+    huge = np.array([2.0**66, -3.0 * 2.0**64])
     out = []
-    for dtype, x in (("float32", np.concatenate([ties, rng.uniform(-6, 6, 8)])),
-                     ("float64", rng.normal(scale=4.0, size=(3, 4)))):
+    for dtype, x in (("float32", np.concatenate([ties, huge, rng.uniform(-6, 6, 6)])),
+                     ("float64", np.concatenate([rng.normal(scale=4.0, size=10), huge]).reshape(3, 4))):
         out.append({"x": x, "g": rng.normal(size=x.shape), "dtype": dtype,
                     "w": rng.normal(size=5), "s": float(rng.uniform(2, 5)),
                     "cw": rng.normal(size=5)})
@@ -27,43 +29,35 @@ def round_cases(rng):
 
 @graded(points=3, cases=round_cases)
 def test_round_ste(rec, cases):
-    """Forward torch.round (ties to even), backward the identity, alone and in a chain."""
+    """Forward torch.round (ties to even; the identity on floats that are already integers,
+    however large), backward the identity, alone and in a chain."""
     record_round_ste(rec, cases, round_ste)
 
 
-def grid(rng, scale, zero_point, qmin, qmax, n=40):
-    """Points off the rounding ties: (k + offset) · scale for integers k around and beyond
-    the representable range, so x / scale + zero_point is never within 0.05 of a half."""
-    k = rng.integers(qmin - zero_point - 6, qmax - zero_point + 7, n)
-    offset = rng.choice([-0.45, -0.3, -0.1, 0.0, 0.1, 0.3, 0.45], n)
-    return (k + offset) * scale
-
-
 def quantize_cases(rng):
-    configs = [(0.1, 0, -8, 7), (0.05, 10, 0, 15), (0.25, -2, -4, 3)]
-    return [{"x": grid(rng, *cfg), "g": rng.normal(size=40), "scale": cfg[0],
-             "zero_point": cfg[1], "qmin": cfg[2], "qmax": cfg[3]} for cfg in configs]
+    """AWQ's int4 groups (0..15), signed int4, 3-bit and 8-bit codes; 1-D, 2-D and 3-D x;
+    groups above and below 0 (clipped at one end) beside groups that straddle it, and a group
+    of zeros (a pruned row: its scale is the 1e-5 floor's)."""
+    return [quantize_case(rng, (2, 16), 8, 0, 15, ["straddle", "above", "below", "straddle"]),
+            quantize_case(rng, (24,), 6, -8, 7, ["below", "straddle", "above", "zeros"]),
+            quantize_case(rng, (2, 3, 8), 4, 0, 7, ["straddle", "above", "straddle", "below"]),
+            quantize_case(rng, (1, 64), 32, 0, 255, ["straddle", "above"])]
 
 
 @graded(points=3, cases=quantize_cases)
 def test_fake_quantize(rec, cases):
-    """Values and gradients of torch.fake_quantize_per_tensor_affine on a grid past both
-    clip limits."""
+    """Values and gradients: each group on its own grid, from its own min and max."""
     record_fake_quantize(rec, cases, fake_quantize)
 
 
 def boundary_cases(rng):
-    out = []
-    for scale, zp, qmin, qmax in [(0.1, 0, -128, 127), (0.02, 128, 0, 255)]:
-        t = np.array([qmin - 2.0, qmin - 0.6, qmin - 0.4, qmin, qmin + 0.4, qmax - 0.4, qmax,
-                      qmax + 0.4, qmax + 0.6, qmax + 2.0])  # x / scale + zero_point
-        out.append({"x": (t - zp) * scale, "g": rng.uniform(0.5, 2.0, t.size), "scale": scale,
-                    "zero_point": zp, "qmin": qmin, "qmax": qmax})
-    return out
+    return [quantize_case(rng, (4, 10), 10, 0, 15, ["above", "below"], boundary=True),
+            quantize_case(rng, (3, 12), 6, -8, 7, ["below", "straddle", "above"], boundary=True)]
 
 
 @graded(points=2, cases=boundary_cases)
 def test_fake_quantize_clip_boundary(rec, cases):
-    """qmax + 0.4 rounds to qmax (gradient passes); qmax + 0.6 rounds past it (no gradient);
-    the same at qmin."""
+    """In a group above 0 (z clamped to qmin), x / s = n + 0.4 rounds to code qmax (gradient
+    passes) and n + 0.6 rounds past it (no gradient), n = qmax − qmin; the same at qmin below
+    0."""
     record_fake_quantize(rec, cases, fake_quantize)

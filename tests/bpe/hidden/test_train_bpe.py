@@ -62,10 +62,12 @@ def test_train_overlapping_specials(rec, cases):
 
 
 def exhaustion_cases(rng):
-    return [{"text": "ab ab abab", "vocab_size": 1000, "specials": []},
+    """Texts whose pairs run out long before vocab_size: letters and lengths drawn."""
+    a, b, c = (str(x) for x in rng.choice(list("abcdefghijklmnopqrstuvwxyz"), 3, replace=False))
+    return [{"text": f"{a}{b} {a}{b} {a}{b}{a}{b}", "vocab_size": 1000, "specials": []},
             {"text": "", "vocab_size": 300, "specials": []},
-            {"text": "a b c ! ?", "vocab_size": 300, "specials": ["<s>"]},
-            {"text": "aaaaaaa", "vocab_size": 1000, "specials": []}]
+            {"text": f"{a} {b} {c} ! ?", "vocab_size": 300, "specials": ["<s>"]},
+            {"text": a * int(rng.integers(5, 12)), "vocab_size": 1000, "specials": []}]
 
 
 @graded(points=2, cases=exhaustion_cases)

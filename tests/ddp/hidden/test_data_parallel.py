@@ -37,53 +37,54 @@ BATTERY = Battery(
 
 
 def battery_cases(rng: np.random.Generator) -> dict:
-    return BATTERY.cases(seed=60606)  # the same for every test: one start serves them all
+    # one seed for every test of the file (shared_seed): one start of the ranks serves them all
+    return BATTERY.cases(seed=int(rng.integers(2**31)))
 
 
-@graded(points=3, cases=battery_cases, timeout=TEST_TIMEOUT_S)
+@graded(points=3, cases=battery_cases, timeout=TEST_TIMEOUT_S, shared_seed="data_parallel")
 def test_broadcast_at_construction_3_ranks(rec, cases):
     """Ranks start from different weights; after MiniDDP(net) all hold rank 0's (and buffers)."""
     BATTERY.record(rec, "broadcast", cases)
 
 
-@graded(points=3, cases=battery_cases, timeout=TEST_TIMEOUT_S)
+@graded(points=3, cases=battery_cases, timeout=TEST_TIMEOUT_S, shared_seed="data_parallel")
 def test_gradients_are_averaged_3_ranks(rec, cases):
     """After one backward on each rank's shard, every rank holds the full-batch gradient."""
     BATTERY.record(rec, "average", cases)
 
 
-@graded(points=3, cases=battery_cases, timeout=TEST_TIMEOUT_S)
+@graded(points=3, cases=battery_cases, timeout=TEST_TIMEOUT_S, shared_seed="data_parallel")
 def test_training_matches_single_process_3_ranks(rec, cases):
     """SGD steps on shards equal single-process full-batch SGD from rank 0's weights."""
     BATTERY.record(rec, "training", cases)
 
 
-@graded(points=3, cases=battery_cases, timeout=TEST_TIMEOUT_S)
+@graded(points=3, cases=battery_cases, timeout=TEST_TIMEOUT_S, shared_seed="data_parallel")
 def test_no_sync_accumulates_locally_3_ranks(rec, cases):
     """Inside no_sync() gradients stay local; the next backward averages the accumulated sum."""
     BATTERY.record(rec, "no_sync", cases)
 
 
-@graded(points=4, cases=battery_cases, timeout=TEST_TIMEOUT_S)
+@graded(points=4, cases=battery_cases, timeout=TEST_TIMEOUT_S, shared_seed="data_parallel")
 def test_train_step_accumulation_3_ranks(rec, cases):
     """train_step over micro-batches equals one large batch, with one all-reduce per step."""
     BATTERY.record(rec, "train_step", cases)
 
 
-@graded(points=2, cases=battery_cases, timeout=TEST_TIMEOUT_S)
+@graded(points=2, cases=battery_cases, timeout=TEST_TIMEOUT_S, shared_seed="data_parallel")
 def test_frozen_and_unused_parameters_3_ranks(rec, cases):
     """A frozen layer and a layer forward never uses do not break the synchronization."""
     BATTERY.record(rec, "frozen_unused", cases)
 
 
-@graded(points=2, cases=battery_cases, timeout=TEST_TIMEOUT_S)
+@graded(points=2, cases=battery_cases, timeout=TEST_TIMEOUT_S, shared_seed="data_parallel")
 def test_sampler_in_process_group_3_ranks(rec, cases):
     """Each real rank's ShardedSampler: every index once per epoch, a new order per epoch; the
     last epoch's shards through MiniDDP give every rank the gradient over all of them."""
     BATTERY.record(rec, "sampler", cases)
 
 
-@graded(points=2, cases=battery_cases, timeout=TEST_TIMEOUT_S)
+@graded(points=2, cases=battery_cases, timeout=TEST_TIMEOUT_S, shared_seed="data_parallel")
 def test_process_group_3_ranks(rec, cases):
     """MiniDDP(net, process_group=g) broadcasts from g's rank 0 and averages over g only."""
     BATTERY.record(rec, "process_group", cases)

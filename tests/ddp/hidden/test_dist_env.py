@@ -22,17 +22,23 @@ def multinode_cases(rng: np.random.Generator) -> list:
     return cases
 
 
-GOOD = {"RANK": "13", "WORLD_SIZE": "16", "LOCAL_RANK": "5", "LOCAL_WORLD_SIZE": "8",
-        "MASTER_ADDR": "node-0", "MASTER_PORT": "29400"}
-
-
-def broken_cases(rng: np.random.Generator) -> list:
-    good = GOOD
-    edits = [("RANK", "16"), ("RANK", "17"), ("LOCAL_RANK", "8"), ("LOCAL_RANK", "-1"),
+def broken_cases(rng: np.random.Generator) -> dict:
+    """A valid environment of a drawn job, and that environment with one variable broken."""
+    per_node = int(rng.integers(2, 9))
+    world = per_node * int(rng.integers(2, 9))
+    local = int(rng.integers(per_node))
+    port = int(rng.integers(1024, 65536))
+    good = {"RANK": str(int(rng.integers(world))), "WORLD_SIZE": str(world),
+            "LOCAL_RANK": str(local), "LOCAL_WORLD_SIZE": str(per_node),
+            "MASTER_ADDR": f"node-{int(rng.integers(100))}", "MASTER_PORT": str(port)}
+    edits = [("RANK", str(world)), ("RANK", str(world + int(rng.integers(1, 9)))),
+             ("LOCAL_RANK", str(per_node)), ("LOCAL_RANK", "-1"),
              ("LOCAL_WORLD_SIZE", "0"), ("LOCAL_WORLD_SIZE", ""), ("MASTER_PORT", "-5"),
-             ("MASTER_PORT", "99999"), ("MASTER_PORT", "29400.0"), ("RANK", "1e1"),
+             ("MASTER_PORT", str(int(rng.integers(65536, 100_000)))),
+             ("MASTER_PORT", f"{port}.0"), ("RANK", "1e1"),
              ("LOCAL_RANK", "five")]  # not MASTER_ADDR="   ": whether blank counts as empty is free
-    return [{"why": f"{k}={v!r}", "environ": {**good, k: v}} for k, v in edits]
+    return {"good": good,
+            "broken": [{"why": f"{k}={v!r}", "environ": {**good, k: v}} for k, v in edits]}
 
 
 @graded(points=2, cases=multinode_cases)
@@ -43,6 +49,6 @@ def test_reads_multinode_environment(rec, cases):
 
 @graded(points=2, cases=broken_cases)
 def test_rejects_more_broken_environments(rec, cases):
-    for i, c in enumerate(cases):
+    for i, c in enumerate(cases["broken"]):
         rec.raises(f"broken[{i}] {c['why']}: raises", clean_call, dist_env_from, c["environ"])
-    record_env(rec, "good", GOOD)
+    record_env(rec, "good", cases["good"])

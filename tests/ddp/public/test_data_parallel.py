@@ -7,7 +7,7 @@ test records its own section on every rank.
 
 import numpy as np
 import torch.distributed as dist
-from common import Battery, MiniDDP, Net, grads, mse, shard
+from common import Battery, MiniDDP, Net, grads, mse, section_buffers, shard
 
 from autograder.harness import graded
 
@@ -28,7 +28,7 @@ BATTERY = Battery(
     __file__, "public", world_size=2, steps=2, micro_batches=3, rows_per_micro=2,
     d_in=3, d_hidden=4, d_out=2,
     sampler_len=7, sampler_epochs=3,  # 7 rows over 2 ranks: one padded index per epoch
-    extra_sections={"own_group": section_own_group},
+    extra_sections={"own_group": section_own_group, "buffers": section_buffers},
 )
 
 
@@ -41,6 +41,14 @@ def battery_cases(rng: np.random.Generator) -> dict:
 def test_broadcast_at_construction(rec, cases):
     """Ranks start from different weights; after MiniDDP(net) all hold rank 0's (and buffers)."""
     BATTERY.record(rec, "broadcast", cases)
+
+
+@graded(points=2, cases=battery_cases, timeout=TEST_TIMEOUT_S, shared_seed="data_parallel")
+def test_models_that_differ_only_in_buffers(rec, cases):
+    """Ranks start from the same weights and their own buffers (BatchNorm running statistics in
+    a submodule, non-persistent buffers): after MiniDDP(net) every buffer is rank 0's, and in
+    eval mode every rank computes rank 0's output."""
+    BATTERY.record(rec, "buffers", cases)
 
 
 @graded(points=3, cases=battery_cases, timeout=TEST_TIMEOUT_S, shared_seed="data_parallel")

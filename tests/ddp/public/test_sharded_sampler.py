@@ -69,11 +69,11 @@ def test_bad_rank_raises_and_last_rank_gets_its_indices(rec, cases):
     """ValueError for a rank outside [0, num_replicas), and the right indices for the last
     valid rank (raising everywhere earns nothing); an empty dataset raises nothing and gives no
     index (as DistributedSampler)."""
-    for c in cases:
-        rec.raises(f"rank={c['rank']} of {c['replicas']}", clean_call, ShardedSampler, 10,
+    for i, c in enumerate(cases):
+        rec.raises(f"[{i}] rank={c['rank']} of {c['replicas']}", clean_call, ShardedSampler, 10,
                    c["replicas"], c["rank"])
         last = clean_call(ShardedSampler, 10, c["replicas"], c["replicas"] - 1, False)
-        rec.exact(f"rank={c['replicas'] - 1} of {c['replicas']}", [int(j) for j in last])
+        rec.exact(f"[{i}] rank={c['replicas'] - 1} of {c['replicas']}", [int(j) for j in last])
     # an empty dataset is valid: DistributedSampler accepts it and every rank gets no index
     for drop_last in (False, True):
         name = f"ShardedSampler(0, 2, 1, drop_last={drop_last})"

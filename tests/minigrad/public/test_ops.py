@@ -96,3 +96,24 @@ def test_shape_grads(rec, cases):
         x = Tensor(cases["a"], requires_grad=True)
         (f(x) * 1.0).backward(gout)
         rec.close(f"{name}.grad", x.grad, **TOL)
+
+
+def pow_at_zero_cases(rng):
+    """x ** p for p = 1, 2, 3, where x holds exact zeros among normal draws: the derivative
+    p * x ** (p - 1) is fixed there (1 for p = 1, 0 for p = 2 and 3). Powers p < 1 have no
+    derivative at 0 (SPEC 5.1 leaves it free), so none is asked for."""
+    cases = []
+    for p in (1, 2, 3):
+        x = rng.normal(size=(2, 3))
+        x.flat[rng.choice(6, size=int(rng.integers(1, 4)), replace=False)] = 0.0
+        cases.append({"p": p, "x": x, "g": rng.normal(size=(2, 3))})
+    return cases
+
+
+@graded(points=1, cases=pow_at_zero_cases)
+def test_pow_grad_at_zero(rec, cases):
+    """The gradient of x ** p where x is exactly 0 (beside other entries): finite, p * 0 ** (p - 1)."""
+    for i, c in enumerate(cases):
+        x = Tensor(c["x"], requires_grad=True)
+        (x ** c["p"]).backward(np.array(c["g"]))
+        rec.close(f"pow[{i}] x ** {c['p']} .grad", x.grad, **TOL)

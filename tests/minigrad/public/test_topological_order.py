@@ -19,20 +19,32 @@ def test_order_of_random_graphs(rec, cases):
 
 
 def diamond_cases(rng):
-    ops = []
-    for k in range(int(rng.integers(10, 15))):  # y -> two branches of y -> their sum: a diamond
-        y = 3 * k
+    """A chain of 10 to 14 diamonds (y -> two branches of y, built in a random order -> their
+    sum), among nodes the root does not depend on (extra leaves, and ops off the chain), so
+    that where the chain's nodes sit among the build indices differs from one input set to
+    another."""
+    n_leaves = int(rng.integers(1, 5))
+    ops: list[dict] = []
+    y = int(rng.integers(n_leaves))  # the chain starts at one of the leaves
+
+    def next_index():
+        return n_leaves + len(ops)
+
+    for _ in range(int(rng.integers(10, 15))):
+        if rng.random() < 0.5:  # a node off the chain
+            ops.append({"op": "neg", "args": [int(rng.integers(next_index()))]})
         branches = [{"op": "mul", "args": [y, y]}, {"op": str(rng.choice(["tanh", "neg"])),
                                                     "args": [y]}]
-        order = rng.permutation(2)
-        ops += [branches[order[0]], branches[order[1]],
-                {"op": "add", "args": [int(y + 1 + rng.integers(2)), 0]}]
-        ops[-1]["args"][1] = 2 * y + 3 - ops[-1]["args"][0]  # the other branch
-    return [{"leaves": [rng.uniform(-1, 1, 2)], "ops": ops}]
+        first = next_index()
+        ops += [branches[i] for i in rng.permutation(2)]
+        left = first + int(rng.integers(2))
+        ops.append({"op": "add", "args": [left, 2 * first + 1 - left]})
+        y = next_index() - 1
+    return [{"leaves": [rng.uniform(-1, 1, 2) for _ in range(n_leaves)], "ops": ops}]
 
 
 @graded(points=2, cases=diamond_cases, timeout=3)
 def test_order_of_diamond_chain(rec, cases):
-    """10 to 14 diamonds (branches in a random order): thousands of paths but at most 43
-    nodes; a node reached twice is listed once."""
+    """10 to 14 diamonds among nodes off the chain: thousands of paths but at most 43 nodes
+    on it; a node reached twice is listed once."""
     record_orders(rec, topological_order, cases)

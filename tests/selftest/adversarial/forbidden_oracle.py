@@ -1,12 +1,17 @@
 # ruff: noqa  (hostile code on purpose; placeholders are filled in by test_forbidden_absent.py)
-"""Attack: delegate a task to the library object a dotted `forbidden` rule names,
-reached by a computed route that no import statement shows, after removing the harness's
-import hook. Placeholders: __TECHNIQUE__ (the route), __MODULE__ (the defining module, in
-pieces), __NAME__ (the object's name, in pieces), __ANCHOR__ (an allowed module whose
-functions' globals the `globals` route reads, in pieces)."""
+"""Attack: delegate a task to the library object a `forbidden` rule names, reached by a
+computed route that no import statement shows, after removing the harness's import hook, or
+from another Python installation than the child's venv. Placeholders: __TECHNIQUE__ (the route),
+__MODULE__ (the defining module, in pieces), __NAME__ (the object's name, in pieces),
+__ANCHOR__ (an allowed module whose functions' globals the `globals` route reads, in pieces)."""
+import functools
 import gc
+import glob
 import importlib
 import inspect
+import json
+import os
+import subprocess
 import sys
 import types
 
@@ -78,10 +83,58 @@ def aten_op():
     return getattr(importlib.import_module("torch").ops.aten, NAME)
 
 
+def foreign_path():
+    """The object from another installation: the base interpreter's own site folder (the venv's
+    `sys.base_prefix`) and the system's, each put first on sys.path where it holds the top
+    package, the package imported afresh from there."""
+    top = MODULE.split(".")[0]
+    viewed = {os.path.realpath(p) for p in sys.path if p.endswith(("site-packages", "dist-packages"))}
+    candidates = glob.glob(f"{sys.base_prefix}/lib/python3*/site-packages") + \
+        glob.glob("/usr/lib/python3*/dist-packages") + glob.glob("/usr/local/lib/python3*/*-packages")
+    for path in candidates:
+        if os.path.realpath(path) in viewed or not os.path.isdir(os.path.join(path, top)):
+            continue
+        for loaded in [m for m in sys.modules if m == top or m.startswith(top + ".")]:
+            del sys.modules[loaded]
+        sys.path.insert(0, path)
+        try:
+            return getattr(importlib.import_module(MODULE), NAME)
+        except Exception:
+            continue
+        finally:
+            sys.path.remove(path)
+    return None
+
+
+def co_process():
+    """The object called in a subprocess of the base interpreter (this venv's executable, its
+    link resolved: no pyvenv.cfg beside it, so its own site folder's packages), kept running,
+    arguments and the result's numbers as JSON lines."""
+    exe = os.path.realpath(sys.executable)
+    code = ("import importlib, json, sys\n"
+            f"f = getattr(importlib.import_module({MODULE!r}), {NAME!r})\n"
+            "for line in sys.stdin:\n"
+            "    a, k = json.loads(line)\n"
+            "    print(json.dumps([float(v) for v in f(*a, **k)]), flush=True)\n")
+    server = subprocess.Popen([exe, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
+
+    def call(*args, **kwargs):
+        server.stdin.write(json.dumps([[[float(v) for v in a] for a in args], kwargs]) + "\n")
+        server.stdin.flush()
+        line = server.stdout.readline()
+        if not line:
+            raise NotImplementedError("the co-process found no such object")
+        return json.loads(line)
+    return call
+
+
+@functools.cache
 def find():
     found = {"getattr_built": getattr_built, "importlib_built": importlib_built,
              "subclasses": subclasses, "globals": globals_, "gc_objects": gc_objects,
-             "sys_modules": sys_modules, "aten_op": aten_op}["__TECHNIQUE__"]()
+             "sys_modules": sys_modules, "aten_op": aten_op, "foreign_path": foreign_path,
+             "co_process": co_process}["__TECHNIQUE__"]()
     if found is None:
         raise NotImplementedError("not found")
     return found

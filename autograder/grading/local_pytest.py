@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from ..assignments import Assignment, load
+from ..assignments import VISIBILITIES, Assignment, discover, load
+from ..backends.run_folder import package_names
 from ..harness import plugin as harness_plugin
+from ..harness.missing_names import PackageCompleter
 from ..harness.plaindata import decode
 from .compare import Observed, decode_observed, judge_observation
 from .hints import ranked_hints
@@ -74,6 +76,10 @@ def pytest_configure(config: pytest.Config) -> None:
     impl = config.getoption("--impl", default=None)
     if impl:
         sys.path.insert(0, str(Path(impl).resolve()))
+    # as in the graded child: a name the tests import that the package lacks fails only the
+    # tests that use it (harness/missing_names.py), for every assignment of the course
+    sys.meta_path.insert(0, PackageCompleter({
+        a.package: functools.partial(package_names, a, VISIBILITIES) for a in discover()}))
     config.pluginmanager.register(harness_plugin, "graded-fixtures")
     config.pluginmanager.register(
         harness_plugin.RecordingPlugin(None, local_checker, str(Path(impl).resolve()) if impl else None),
@@ -95,7 +101,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_collectstart(collector: pytest.Collector) -> None:
     """A graded test file can import its assignment's `common` module."""
     path = getattr(collector, "path", None)
-    if path is None or path.parent.name not in ("public", "hidden"):
+    if path is None or path.parent.name not in VISIBILITIES:
         return
     folder = harness_plugin.assignment_dir(Path(path))
     if not (folder / "common.py").exists():
