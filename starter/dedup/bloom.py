@@ -9,7 +9,10 @@ from .text import shingles
 class BloomFilter:
     """A Bloom filter for `capacity` items at target false-positive rate `error_rate`:
     m = ceil(-capacity * ln(error_rate) / (ln 2)^2) bits and k = round((m / capacity) ln 2) hash
-    positions per item (deterministic hashes: hashlib; double hashing h1 + i*h2 mod m is fine).
+    positions per item (deterministic hashes: hashlib). Make the k positions independent, e.g.
+    8 bytes each of hashlib.shake_128(item).digest(8 * k), mod m: double hashing h1 + i*h2 mod m
+    is as good only as m grows, and at error_rate 1e-6 with m of a few thousand bits it flags
+    far more than the target (the handout's Task 5).
     Items are str. No false negatives; after `capacity` adds the false-positive rate is about
     error_rate (tests allow up to 1.25 x the target plus sampling noise)."""
 
@@ -17,8 +20,8 @@ class BloomFilter:
         raise NotImplementedError
 
     def _positions(self, item) -> list[int]:
-        """A helper you may use (or delete): the k bit positions of `item`, by double hashing
-        (Kirsch & Mitzenmacher): g_i = h1 + i * h2 mod m."""
+        """A helper you may use (or delete): the k bit positions of `item`, independent of one
+        another: 8 bytes each of one extendable-output hash (SHAKE-128), mod m."""
         raise NotImplementedError
 
     def add(self, item) -> None:
@@ -36,7 +39,7 @@ def contaminated(train_docs: list[str], eval_docs: list[str], n: int = 13) -> li
     (shingles(doc, n)) with any eval document, found with a BloomFilter holding the eval n-grams.
 
     Every truly contaminated document must be flagged. The filter's error rate is yours, but at
-    most 1% of the clean documents (at least 1 allowed) may be flagged: a clean document is
+    most 1% of the clean documents (at least 2 allowed) may be flagged: a clean document is
     flagged if any of its n-grams is a false positive, so pick a per-n-gram rate far below 1%
     (e.g. 1e-6). Documents (train or eval) with fewer than n words have no n-grams."""
     raise NotImplementedError

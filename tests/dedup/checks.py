@@ -474,13 +474,17 @@ def bloom_answers(observed, ctx) -> str | None:
 
 # ---- task 6: decontamination -----------------------------------------------------------------
 
-CLEAN_FLAG_FRACTION = 0.01  # the handout's contract: at most 1% of clean docs (at least 1) flagged
+# the handout's contract: at most 1% of the clean docs (at least 2) flagged. A correct filter at
+# the suggested 1e-6 per n-gram flags a clean doc of these corpora (about 3,500 clean n-grams)
+# with Poisson mean below 0.01: three or more with probability below 2e-7 per test
+CLEAN_FLAG_FRACTION = 0.01
+CLEAN_FLAGS_ALLOWED = 2
 
 
 def contamination_flags(observed, ctx) -> str | None:
     """observed: sorted indices returned by contaminated(train, eval, n). Every train doc that
     truly shares a normalized n-gram with the eval set must be flagged (a Bloom filter has no
-    false negatives); at most max(1, 1%) of the clean ones may be."""
+    false negatives); at most max(2, 1%) of the clean ones may be."""
     train, evals, n = ctx.inputs["train"], ctx.inputs["eval"], int(ctx.inputs["n"])
     flagged = _int_list(observed, len(train))
     if flagged is None:
@@ -493,7 +497,7 @@ def contamination_flags(observed, ctx) -> str | None:
                 "a Bloom filter never gives false negatives")
     clean = len(train) - len(truth)
     extra = len(set(flagged) - truth)
-    allowed = max(1, int(CLEAN_FLAG_FRACTION * clean))
+    allowed = max(CLEAN_FLAGS_ALLOWED, int(CLEAN_FLAG_FRACTION * clean))
     if extra > allowed:
         first = min(set(flagged) - truth)
         return (f"{extra} clean documents flagged (at most {allowed} of {clean} allowed; first: "

@@ -171,9 +171,6 @@ def pytest_terminal_summary(terminalreporter):
 # the graded and hidden sets change with the hidden store's secret, and on some draws these
 # correct variants or mutant hints fail.
 KNOWN_OPEN = {
-    "test_variants.py::test_correct_variant_scores_full_marks[dedup-float32_inside]":
-        "float32 candidate_probability inside quad is ~10x slower than the reference: on a "
-        "draw with a large num_perm it runs past the measured timeout",
     "test_variants.py::test_correct_variant_scores_full_marks[scaling-scipy_lbfgs]":
         "on some draws the reference cannot compute the hidden compute-optimal answer "
         "(the test is then worth 0 and reported unavailable)",
