@@ -184,8 +184,9 @@ def _public_phase(assignment: Assignment, impl_root: Path, job: GradeJob) -> _Pu
         published = _restricted(stores[public], again)
         shown = done.run({public: published}, False)
         feedback = {t.id: t for t in _judged_on(done, {public: published}, shown, False)}
-        done.tests = [_with_feedback(t, feedback.get(t.id)) if t.visibility == public else t
-                      for t in done.tests]
+        on_draw = done.runs[0].records
+        done.tests = [_with_feedback(t, feedback.get(t.id), on_draw.get(t.id))
+                      if t.visibility == public else t for t in done.tests]
         done.problems = shown.collect_errors + done.problems
         done.notes = [sentence(n) for n in shown.notes] + done.notes
         # its causes join the grade's run (the package's import error, as a machine field);
@@ -318,15 +319,27 @@ def dedupe(problems: list[Reason]) -> list[Reason]:
 PUBLISHED_ONLY = ("passes on the published inputs (your local check) but not on this "
                   "grading's inputs: your code gives the right answer only on the published "
                   "inputs")
+# the same, where the run on the draw did not end: what went wrong there is how it ended (its
+# status is all it shows of that run: no value, no input, no time)
+PUBLISHED_ONLY_UNFINISHED = {
+    Status.TIMEOUT: ("passes on the published inputs (your local check) but ran past its time "
+                     "limit on this grading's inputs: make it faster on inputs like them"),
+    Status.CRASHED: ("passes on the published inputs (your local check) but its process died "
+                     "on this grading's inputs (out of memory, or a crash in native code)"),
+}
 
 
-def _with_feedback(graded: TestResult, published: TestResult | None) -> TestResult:
-    """A public test that failed on the draw, with the message and hints of its run on the
-    published inputs (which the student has: nothing of the run on the draw shows; the
-    mutants a test of either run contradicts are ruled out of those hints)."""
+def _with_feedback(graded: TestResult, published: TestResult | None,
+                   on_draw: TestRecord | None = None) -> TestResult:
+    """A public test that failed on the draw (`on_draw`: its record there), with the message
+    and hints of its run on the published inputs (which the student has: nothing of the run on
+    the draw shows but how it ended; the mutants a test of either run contradicts are ruled
+    out of those hints)."""
     if graded.passed or published is None:
         return graded
-    message = PUBLISHED_ONLY if published.passed else published.message
+    status = on_draw.status if on_draw is not None else Status.ENDED
+    message = PUBLISHED_ONLY_UNFINISHED.get(status, PUBLISHED_ONLY) if published.passed \
+        else published.message
     return replace(graded, message=message, hints=published.hints,
                    not_run=None if published.passed else published.not_run,
                    printed="" if published.passed else published.printed)

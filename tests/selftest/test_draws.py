@@ -284,3 +284,25 @@ new = "key=lambda i: -xs[i])"
     for result in (checked["test_add"], graded["test_add"]):
         assert not result.passed
         assert result.hints == ["add subtracts: the sign of the second operand is flipped."]
+
+
+def test_too_slow_on_the_draw_is_told_as_such(toy, tmp_path) -> None:
+    """Code right on the published inputs that runs into its limit on the draw's is told it ran
+    past its time limit there (how that run ended is all it shows of it), not that it is right
+    only on the published inputs: a student who hard-codes nothing is not told so."""
+    from autograder.backends.base import Status
+    from autograder.grading.pipeline import PUBLISHED_ONLY_UNFINISHED
+    from autograder.harness.plaindata import decode
+
+    published = [tuple(pair) for pair in decode(load_inputs(toy, "public")["test_add"])]
+    slow = SOLUTION.replace("    return a + b", f"""    if (a, b) not in {published!r}:
+        while True:
+            pass
+    return a + b""")
+    root = submission(tmp_path, slow)
+    checked = {t.id: t for t in grade_root(toy, root, ("public",)).tests}
+    assert checked["test_add"].passed
+    graded = {t.id: t for t in grade_root(toy, root).tests}
+    assert not graded["test_add"].passed
+    assert graded["test_add"].message == PUBLISHED_ONLY_UNFINISHED[Status.TIMEOUT]
+    assert graded["test_order"].passed
