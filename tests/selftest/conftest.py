@@ -171,9 +171,6 @@ def pytest_terminal_summary(terminalreporter):
 # the graded and hidden sets change with the hidden store's secret, and on some draws these
 # correct variants or mutant hints fail.
 KNOWN_OPEN = {
-    "test_variants.py::test_correct_variant_scores_full_marks[scaling-scipy_lbfgs]":
-        "on some draws the reference cannot compute the hidden compute-optimal answer "
-        "(the test is then worth 0 and reported unavailable)",
     "test_float_policy.py::test_every_mutant_is_named_with_another_machines_rounding[ddp]":
         "ddp's join_rank_from_local_rank: check does not name its hint on an AVX-512 Xeon",
     "test_hints.py::test_every_mutant_that_loses_public_points_is_named_by_check[ddp]":
