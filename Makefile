@@ -4,11 +4,14 @@ STAMP   := .venv/.installed
 A       ?= minigrad
 SUB     ?= examples/complete.zip
 OUT     ?= out
-# pytest workers for `make test`: two more than the cores (at most 8). About a sixth of the
-# suite's time waits out deadlines on purpose (stuck ranks, hung children, kernels); on 2 cores
-# 3 workers took 10 min where 2 took 12; since a worker's zygotes stay up (tests/selftest/
-# conftest.py), 4 took 8 min 24 s where 3 took 8 min 39 s
-JOBS    ?= $(shell n=$$(nproc 2>/dev/null || echo 2); n=$$((n + 2)); [ $$n -gt 8 ] && n=8; echo $$n)
+# pytest workers for `make test`: three per core, at most 8, and at most one per 2 GiB of
+# available memory (6 workers peaked at 13 GiB in use). Much of the suite's time waits on
+# purpose (deadlines of stuck ranks, hung children and kernels, rendezvous timeouts, container
+# starts), so the cores idle at fewer: on 2 cores a fresh clone's suite took 16 min 44 s with 4
+# workers and 13 min 25 s with 6 (the CPU busy 1.2 cores of 2 on average)
+JOBS    ?= $(shell n=$$(( $$(nproc 2>/dev/null || echo 2) * 3 )); \
+	m=$$(awk '/MemAvailable/ {print int($$2 / 2097152)}' /proc/meminfo 2>/dev/null || echo 8); \
+	[ $$n -gt 8 ] && n=8; [ $$n -gt $$m ] && n=$$m; [ $$n -lt 2 ] && n=2; echo $$n)
 DEMO_JOBS ?= 4
 ONLY    ?=          # goldens/selftest: limit to these assignments (default: all)
 

@@ -74,7 +74,8 @@ def _manifest_from_run(assignment: Assignment,
         vis = Visibility(meta["visibility"])
         task = task_of.get((vis, meta["file"]), (None, ""))
         tests[vis][test_id] = TestSpec(test_id, meta["points"], meta["timeout"], meta["file"],
-                                       observations, *task)
+                                       observations, *task,
+                                       measured=meta.get("measured") is not False)
         if rec.inputs is not None:
             inputs[vis][test_id] = rec.inputs
     if problems:

@@ -85,7 +85,8 @@ class TestPlan:
                     for t, spec in s.tests.items() if spec.timeout},
                    {t: spec.file for s in stores.values() for t, spec in s.tests.items()},
                    {t: spec.seconds + (s.cold_seconds or 0.0) for s in stores.values()
-                    for t, spec in s.tests.items() if spec.seconds is not None})
+                    for t, spec in s.tests.items()
+                    if spec.seconds is not None and spec.measured})
 
     def only(self, ids: set[str]) -> TestPlan:
         """The same plan restricted to `ids` (order kept)."""

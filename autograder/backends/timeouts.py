@@ -16,7 +16,8 @@ where `cap` is what the limit was before timings existed (the test's `@graded(ti
 the assignment's `test_timeout`): a derived limit only ever shortens a hang, never lengthens a
 run. A test without a stored timing (goldens written before timings existed, or a test the
 reverse replay did not pass) keeps its cap, and so does every test of an assignment whose
-assignment.toml says `measured_timeouts = false`. The limits reach the child the way the caps
+assignment.toml says `measured_timeouts = false`, and a test marked `@graded(measured=False)`
+(its wrong answers wait by design longer than the reference's whole run). The limits reach the child the way the caps
 did (the parent's plan, the parent's clock); the child cannot change them.
 
 Why these values: a correct submission on a loaded 2-core machine (six processes on two cores

@@ -74,6 +74,8 @@ class TestSpec:
     # the same inputs or expected values on every draw: learned once, replayed anywhere, so it
     # carries no points in a grading (grading/draws.py); `check` still counts it
     fixed: bool = False
+    # False: the limit stays `timeout` (harness.graded's measured=False; timeouts.py)
+    measured: bool = True
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,8 @@ class GoldenStore:
                                    {name: ObservationSpec(**o)
                                     for name, o in t["observations"].items()},
                                    t.get("task"), t.get("task_title", ""),
-                                   _seconds(t.get("seconds")), t.get("fixed") is True)
+                                   _seconds(t.get("seconds")), t.get("fixed") is True,
+                                   t.get("measured") is not False)
                      for tid, t in data["tests"].items()}
             mutants = {name: MutantValues(name, m["hint"], m.get("values", {}),
                                           tuple(m.get("fails", ())), m.get("raises", {}),
@@ -146,6 +149,8 @@ class GoldenStore:
                           "task": t.task, "task_title": t.task_title, "seconds": t.seconds}
             if t.fixed:
                 tests[tid]["fixed"] = True
+            if not t.measured:
+                tests[tid]["measured"] = False
         mutants = {name: {"hint": m.hint, "values": m.values, "fails": list(m.fails),
                           "raises": m.raises, "tags": m.tags,
                           **({"unkept": m.unkept} if m.unkept else {}),

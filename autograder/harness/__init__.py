@@ -33,20 +33,28 @@ class GradedSpec:
     cases: Callable[[Any], Any] | None
     timeout: float | None
     shared_seed: str | None = None  # tests naming the same key draw their inputs from one seed
+    measured: bool = True  # False: its limit stays `timeout`, never the reference's time x 10
 
 
 def graded(points: float, cases: Callable | None = None, timeout: float | None = None,
-           id: str | None = None, shared_seed: str | None = None) -> Callable:
+           id: str | None = None, shared_seed: str | None = None,
+           measured: bool = True) -> Callable:
     """Mark a test as graded: `points` for it, stored inputs from `cases(rng)`, optional wall
     `timeout` in seconds (default: the assignment's), explicit `id` (default: function name).
     `shared_seed`: tests that name the same key get an rng seeded from that key instead of
     their id, so that the same generator gives them the same inputs (one multi-process run
-    serving a whole file), in the published and in the graded input set alike."""
+    serving a whole file), in the published and in the graded input set alike.
+    `measured=False`: the test's limit stays `timeout`, never shortened to ten times the
+    reference's measured time (backends/timeouts.py), for a test whose wrong answers wait by
+    design longer than the reference's whole run (a rendezvous that never completes gives up
+    after its own timeout): cut short, they would end as a bare timeout, with no value to
+    judge or to name a classic bug by."""
     if not isinstance(points, (int, float)) or points < 0:
         raise ValueError("points must be a non-negative number")
 
     def mark(fn: Callable) -> Callable:
-        fn._graded = GradedSpec(id or fn.__name__, float(points), cases, timeout, shared_seed)
+        fn._graded = GradedSpec(id or fn.__name__, float(points), cases, timeout, shared_seed,
+                                bool(measured))
         return fn
 
     return mark

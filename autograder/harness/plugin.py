@@ -308,7 +308,8 @@ class RecordingPlugin:
         if self.config is not None and self.config.mode == "gen":
             path = Path(str(item.path))
             event["meta"] = {"points": spec.points, "timeout": spec.timeout,
-                             "visibility": visibility_of(path), "file": path.name}
+                             "measured": spec.measured, "visibility": visibility_of(path),
+                             "file": path.name}
             event["inputs"] = self.generated.get(spec.id)
         self.emit(event)
 

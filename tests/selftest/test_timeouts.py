@@ -14,12 +14,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from helpers import grade_root
+from helpers import grade_root, suite_policy
 
 from autograder import backends
 from autograder.assignments import load
 from autograder.authoring.goldens import _manifest_differences, _timed
-from autograder.backends import base, runner, timeouts
+from autograder.backends import base, host, runner, timeouts, warmbox
 from autograder.backends.base import RunRequest, RunResult
 from autograder.backends.causes import Cause
 from autograder.backends.timeouts import FLOOR_S, MAX_SLOWDOWN, MULTIPLE, cold_pool, derived_timeout
@@ -85,7 +85,12 @@ def test_a_hang_in_exp_costs_the_limit_the_goldens_give_each_test(tmp_path, monk
         return child(self, *args)
 
     monkeypatch.setattr(runner.FolderRun, "_child", counted)
-    grade = grade_root(minigrad, sub, ("public",))
+    # its zygote first: a process's first lone child starts cold, and a cold child's limits are
+    # not shortened (base.RunRequest.test_timeout)
+    policy = suite_policy(minigrad)
+    if warmbox.probe(policy) is None:
+        assert host.BACKEND.warm_zygotes().get(minigrad, kernels=policy.kernels) is not None
+    grade = grade_root(minigrad, sub, ("public",), policy=policy)
     timed_out = {t.id for t in grade.tests if grade.run.records[t.id].status == "timeout"}
     assert timed_out, "no test reached the hang"
     assert len(children) == len(timed_out) + 1
@@ -169,6 +174,20 @@ def test_goldens_without_timings_keep_the_default_limits(toy, tmp_path):
     assert RunRequest(off, toy.solutions, "replay", timed, SandboxPolicy.create()) \
         .test_timeout("test_add") == toy.test_timeout
 
+
+
+def test_a_test_marked_not_measured_keeps_its_cap(toy):
+    """`@graded(measured=False)` reaches the goldens and from there the plan: that test keeps its
+    cap, its neighbours their measured limits; the mark survives a store's round trip."""
+    store = load_store(toy, "public")
+    marked = replace(store, tests={**store.tests,
+                                   "test_add": replace(store.tests["test_add"], measured=False)})
+    again = GoldenStore.from_dict(json.loads(json.dumps(marked.to_dict())))
+    assert not again.tests["test_add"].measured and again.tests["test_order"].measured
+    request = RunRequest(toy, toy.solutions, "replay", base.TestPlan.from_stores(
+        {"public": again}), SandboxPolicy.create())
+    assert request.test_timeout("test_add") == toy.test_timeout
+    assert request.test_timeout("test_order") < toy.test_timeout
 
 def test_measured_timeouts_must_be_a_boolean(toy_course, tmp_path):
     root = tmp_path / "course"
