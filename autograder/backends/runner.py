@@ -288,6 +288,7 @@ class FolderRun:
                              run / f"stdout-{attempt}", run / f"stderr-{attempt}")
         except Exception as e:  # noqa: BLE001 - any start failure: this child never ran
             self.collect_errors.append(Reason(Cause.START_FAILED, detail=str(e)))
+            box.after_child()  # what a half-started child took (its uid slot, its cgroup) goes
             return None, False, Stop.EXIT
         reader = EventReader(events_path)
         self._child_printed = 0  # the child's running count of what it printed

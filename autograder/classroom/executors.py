@@ -19,10 +19,14 @@ from pathlib import Path
 from typing import Protocol
 
 from ..assignments import Assignment
-from ..grading.job import GradeJob
+from ..grading.job import REFERENCE_TIMEOUT_SCALE, GradeJob
 
 ENGINE = Path(__file__).resolve().parent.parent
-JOB_TIMEOUT_FACTOR = 3  # a job may take this many times the assignments' run timeouts
+# a grading's runs, each within its assignment's run limit (backends/base.py: run_limit): the
+# reference's on the draw (REFERENCE_TIMEOUT_SCALE limits), the public tests, their feedback
+# run, the hidden tests and their hints run (grading/pipeline.py)
+RUN_LIMITS_PER_GRADING = REFERENCE_TIMEOUT_SCALE + 4
+JOB_TIMEOUT_FACTOR = 1.5  # a job may take this many times the sum of its runs' limits
 
 
 class BulkError(Exception):
@@ -36,9 +40,11 @@ class Executor(Protocol):
 
 
 def course_version(assignments: list[Assignment]) -> str:
-    """sha256 over the assignments' tests and goldens and the engine's source."""
+    """sha256 over the assignments' tests and goldens, their reference solutions (a grading's
+    expected values are the reference's, computed on its draw) and the engine's source."""
     h = hashlib.sha256()
     files = [p for a in assignments for p in sorted(a.tests_dir.rglob("*"))]
+    files += [p for a in assignments for p in sorted((a.solutions / a.package).rglob("*"))]
     files += sorted(ENGINE.rglob("*.py"))
     for p in files:
         if p.is_file() and "__pycache__" not in p.parts:
@@ -47,7 +53,9 @@ def course_version(assignments: list[Assignment]) -> str:
 
 
 def job_timeout(assignments: list[Assignment]) -> float:
-    return JOB_TIMEOUT_FACTOR * sum(2 * a.run_timeout for a in assignments) + 60
+    """A bulk job's wall limit in seconds: a last resort past every run's own limit."""
+    return JOB_TIMEOUT_FACTOR * sum(RUN_LIMITS_PER_GRADING * a.run_timeout
+                                    for a in assignments) + 60
 
 
 def run_job(job: GradeJob) -> tuple[dict | None, str | None]:

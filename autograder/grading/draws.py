@@ -24,7 +24,7 @@ reason may quote the reference's values).
 
 Whatever leaks from a grading, by any channel, kernel side channels included, describes that
 one draw: every other submission is judged on another. Draws are cached by (salt, tests, the
-identities of the files they depend on) for the grader process's life (a regrade, the
+identities of the files they depend on, the backend and kernels) for the grader process's life (a regrade, the
 self-test), never on disk.
 """
 
@@ -48,13 +48,14 @@ from ..harness import KINDS
 from ..harness.plaindata import PlainDataError, decode
 from .cause_text import sentence
 from .compare import decode_observed, judge_observation
-from .store import GoldenStore, ObservationSpec, TestSpec
+from .store import GoldenStore, ObservationSpec, StoreError, TestSpec
 
 CACHED_DRAWS = 32  # per grader process
 
 
-class DrawError(Exception):
-    """The course cannot draw: its hidden store has no draw secret (`make goldens`)."""
+class DrawError(StoreError):
+    """The course cannot draw: its hidden store has no draw secret (`make goldens`). A
+    StoreError: every entry point reports it as one line, as it does a missing store."""
 
 
 @dataclass(frozen=True)
@@ -97,17 +98,19 @@ _cache_lock = threading.Lock()
 
 
 def draw(assignment: Assignment, impl_root: Path, stores: dict[str, GoldenStore], secret: str,
-         reference: Callable[[TestPlan, str], RunResult]) -> Draw:
+         reference: Callable[[TestPlan, str], RunResult], where: tuple = ()) -> Draw:
     """The draw of the package `impl_root/<package>` for the tests of `stores` (by
     visibility), keyed by `secret` (the hidden store's draw secret): from this process's cache,
     or made from `reference(plan, salt)` (the pipeline's: the reference solution's gen run on
-    the draw's salt, on the grading's backend). Its inputs are written to a new private folder
-    (`Draw.discard` removes it)."""
+    the draw's salt, on the grading's backend). `where`: what else the reference's values
+    depend on (the backend, the kernels): a draw made elsewhere is not reused. Its inputs are
+    written to a new private folder (`Draw.discard` removes it)."""
     if not secret:
         raise DrawError(f"{assignment.name}: the hidden store has no draw secret; run "
                         f"`make goldens ONLY={assignment.name}`")
     salt = draw_salt(secret, assignment, package_digest(impl_root / assignment.package))
-    key = (salt, tuple(t for s in stores.values() for t in s.tests), _course_files(assignment))
+    key = (salt, tuple(t for s in stores.values() for t in s.tests), _course_files(assignment),
+           where)
     with _cache_lock:
         made = _cache.get(key)
         if made is not None:
@@ -120,9 +123,14 @@ def draw(assignment: Assignment, impl_root: Path, stores: dict[str, GoldenStore]
                 _cache.popitem(last=False)
     inputs, drawn, unavailable = made
     folder = Path(tempfile.mkdtemp(prefix=f"draw-{assignment.name}-"))
-    (folder / "inputs").mkdir()
-    for vis, data in inputs.items():
-        assignment.inputs_path(vis, folder).write_text(json.dumps(data, separators=(",", ":")))
+    try:
+        (folder / "inputs").mkdir()
+        for vis, data in inputs.items():
+            assignment.inputs_path(vis, folder).write_text(
+                json.dumps(data, separators=(",", ":")))
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     return Draw(salt, drawn, inputs, folder, unavailable)
 
 
@@ -182,13 +190,14 @@ def _expected(spec: TestSpec, rec) -> TestSpec | None:
     observations = {}
     for o in rec.obs:
         try:
+            name = o["name"]
             spec_ = ObservationSpec(o["kind"], float(o["atol"]), float(o["rtol"]), o["check"],
                                     o["value"])
         except (KeyError, TypeError, ValueError):
             return None
-        if spec_.kind not in KINDS or o["name"] in observations:
+        if spec_.kind not in KINDS or not isinstance(name, str) or name in observations:
             return None
-        observations[o["name"]] = spec_
+        observations[name] = spec_
     if not observations:
         return None
     # a draw's inputs may cost more than the published ones: the limit is sized from the

@@ -58,8 +58,9 @@ class GradeJob:
     folder down) graded or checked on `assignments` (empty: every package found), only
     handout `task` and only the tests `ids` when given, under `policy` (isolation and every
     limit) with children on `placement` (backend, GPUs), `parallel` assignments at once,
-    within `timeout` seconds of wall time for the whole job (None: the assignments' own
-    limits only; `visibilities`: the tests' visibilities, by default the mode's: public for a
+    within `timeout` seconds of wall time for the whole job (enforced by whoever runs the job
+    in another process: bulk's executors; None: the assignments' own limits only;
+    `visibilities`: the tests' visibilities, by default the mode's: public for a
     check, public and hidden for a grading). `course_root` is the course the assignments come from; `work` where its
     temporary files go (None: the system's). `submission_hash` and `course_version` are
     bulk's content hashes (submissions.submission_hash, executors.course_version) for its

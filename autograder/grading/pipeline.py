@@ -9,9 +9,9 @@ tests on the published inputs. A grading runs, per assignment, in this order: th
 solution on inputs drawn for this grading alone (draws.py: the expected values), the public
 tests on that draw (redacted), those that failed there once more on the published inputs (their
 messages and hints are what the student sees), the hidden tests on the draw, and those that
-failed with a value once more on the stored hidden inputs (the instructor's hints); no child
-whose output is shown runs after a hidden child. `grade(parallel=N)` grades N assignments of a
-submission at once, in two phases (every public child, then every hidden one), so its public
+failed (with a value, or into their limit) once more on the stored hidden inputs (the
+instructor's hints); no child whose output is shown runs after a hidden child.
+`grade(parallel=N)` grades N assignments of a submission at once, in two phases (every public child, then every hidden one), so its public
 and hidden children never run side by side. Everything here runs in the trusted parent; student
 code runs only in the runner's child.
 
@@ -28,7 +28,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -96,7 +96,14 @@ def _grade_parts(parts: list[Part], job: GradeJob) -> list[AssignmentGrade]:
         return [_part_hidden(part, public(part)) for part in parts]
     order = sorted(parts, key=lambda part: -reference_seconds(part.assignment, job.visibilities))
     with ThreadPoolExecutor(max_workers=job.parallel) as pool:
-        firsts = list(pool.map(public, order))
+        started = [pool.submit(public, part) for part in order]
+        wait(started)
+        if any(f.exception() is not None for f in started):
+            for f in started:  # the others' draws go with the grading (none reaches its end)
+                if f.exception() is None and isinstance(f.result(), _PublicPhase):
+                    f.result().discard()
+            next(f for f in started if f.exception() is not None).result()  # raises it
+        firsts = [f.result() for f in started]
         graded = dict(zip(map(id, order), pool.map(_part_hidden, order, firsts)))
     return [graded[id(part)] for part in parts]
 
@@ -137,6 +144,11 @@ class _PublicPhase:
     notes: list[str]  # the runs' notes (runner: a child printed past its budget)
     seconds: float  # the phase's own wall time
 
+    def discard(self) -> None:
+        """Remove the draw's inputs (the grading is over, or stopped)."""
+        if self.draw is not None:
+            self.draw.discard()
+
     def run(self, stores: dict[str, GoldenStore], drawn: bool) -> RunResult:
         """The implementation's children on `stores`' tests: on the draw's inputs (`drawn`,
         redacted) or on the published ones."""
@@ -165,9 +177,22 @@ def _public_phase(assignment: Assignment, impl_root: Path, job: GradeJob) -> _Pu
     drawn = draws.draw(assignment, impl_root, stores,
                        load_store(assignment, Visibility.HIDDEN).draw_secret,
                        lambda plan, salt: _run(job, job.reference_request(assignment, plan,
-                                                                          salt))
-                       ) if graded else None
+                                                                          salt)),
+                       (job.placement, job.policy.kernels)) if graded else None
     done = _PublicPhase(assignment, job, stores, drawn, [], [], [], impl_root, [], 0.0)
+    try:
+        _public_runs(done, graded, checks_loader)
+    except BaseException:
+        done.discard()  # the hidden phase, which removes the draw's inputs, will not run
+        raise
+    done.seconds = time.monotonic() - started
+    return done
+
+
+def _public_runs(done: _PublicPhase, graded: bool, checks_loader: threading.Thread) -> None:
+    """The public phase's runs and judging, into `done` (see _public_phase); the judging
+    waits for `checks_loader` (the assignment's checks module)."""
+    stores, drawn = done.stores, done.draw
     public = Visibility.PUBLIC
     first = {public: drawn.stores[public]} if graded and public in stores else \
         {v: st for v, st in stores.items() if not graded}
@@ -193,15 +218,13 @@ def _public_phase(assignment: Assignment, impl_root: Path, job: GradeJob) -> _Pu
         # its records do not: the runs on the draw are the ones judged
         done.runs.append(RunResult({}, shown.collect_errors, "", 0, 0.0, shown.path,
                                    shown.package_error))
-    done.seconds = time.monotonic() - started
-    return done
 
 
 def _hidden_phase(done: _PublicPhase) -> AssignmentGrade:
     """A grading's hidden tests, after its public ones: they run on the draw (unless the
-    package did not import) and are judged there; those that failed with a value run once more
-    on the stored hidden inputs, where the mutants' values are, for the instructor's hints.
-    The draw's inputs are removed at the end."""
+    package did not import) and are judged there; those that failed (with a value, or into
+    their limit: _hintable) run once more on the stored hidden inputs, where the mutants'
+    values are, for the instructor's hints. The draw's inputs are removed at the end."""
     started = time.monotonic()
     runs, tests, problems = list(done.runs), list(done.tests), list(done.problems)
     notes = list(done.notes)
@@ -217,8 +240,7 @@ def _hidden_phase(done: _PublicPhase) -> AssignmentGrade:
             judged = _judged_on(done, hidden_store, hidden, True)
             tests += _with_hints(done, judged, hidden)
     finally:
-        if done.draw is not None:
-            done.draw.discard()
+        done.discard()
     return AssignmentGrade(done.assignment, tests, problems=dedupe(problems),
                            notes=list(dict.fromkeys(notes)),
                            wall_s=done.seconds + time.monotonic() - started,

@@ -131,7 +131,10 @@ def _grade_here(assignment: str, folder: Path) -> dict:
 
     a = load(assignment)
     hidden = a.goldens_path(Visibility.HIDDEN).exists()
-    results = pipeline.grade(GradeJob(folder, course_root(), JobMode.GRADE, (a.name,),
+    # a grading (a draw of its own, the hidden tests) needs the hidden store; a student's
+    # release has none, and gets the public tests on the published inputs (a check)
+    mode = JobMode.GRADE if hidden else JobMode.CHECK
+    results = pipeline.grade(GradeJob(folder, course_root(), mode, (a.name,),
                                       policy=SandboxPolicy.create()))
     tests = [t for g in results.grades for t in g.tests]
     return {"assignment": a.name, "hidden_graded": hidden, "warnings": list(results.warnings),

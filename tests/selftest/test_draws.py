@@ -306,3 +306,19 @@ def test_too_slow_on_the_draw_is_told_as_such(toy, tmp_path) -> None:
     assert not graded["test_add"].passed
     assert graded["test_add"].message == PUBLISHED_ONLY_UNFINISHED[Status.TIMEOUT]
     assert graded["test_order"].passed
+
+
+def test_goldens_without_a_draw_secret_are_one_line(toy_env, tmp_path, capsys) -> None:
+    """Goldens made before draws existed (no draw secret): `grade` says to regenerate them, in
+    one line and a nonzero exit, with no traceback."""
+    from autograder import cli
+
+    hidden = toy_env / "tests" / "toy" / "goldens" / "hidden.json"
+    data = json.loads(hidden.read_text())
+    data.pop("draw_secret", None)
+    hidden.write_text(json.dumps(data))
+    root = submission(tmp_path, SOLUTION)
+    status = cli.main(["grade", str(root), "--assignment", "toy", "--out", str(tmp_path / "out")])
+    out = capsys.readouterr()
+    assert status != 0 and "Traceback" not in out.err + out.out
+    assert "make goldens ONLY=toy" in out.err + out.out
