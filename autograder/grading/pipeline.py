@@ -12,8 +12,8 @@ messages and hints are what the student sees), the hidden tests on the draw, and
 failed (with a value, or into their limit) once more on the stored hidden inputs (the
 instructor's hints); no child whose output is shown runs after a hidden child.
 `grade(parallel=N)` grades N assignments of a submission at once, in two phases (every public
-child, then every hidden one), so its public and hidden children never run side by side. Everything here runs in the trusted parent; student
-code runs only in the runner's child.
+child, then every hidden one), so its public and hidden children never run side by side.
+Everything here runs in the trusted parent; student code runs only in the runner's child.
 
     from autograder.assignments import course_root
     from autograder.grading import pipeline
