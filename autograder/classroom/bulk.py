@@ -4,11 +4,11 @@ crash-safe and resumable by content.
 Each student's job is one `GradeJob` (grading/job.py), made here, before anything runs, and
 shipped as is to the executor. A student is skipped only when OUT/<student>/grading.json
 records the same key, `GradeJob.key()`: the hash of the submission's bytes, of the course version
-(tests, goldens, engine) and of every grading option the job carries (assignments, isolation
+(tests, goldens, reference solutions, engine) and of every grading option the job carries (assignments, isolation
 mode and limits, placement, timeout); anything else is regraded (`force=True` regrades all).
 Each job runs in a child process that dies with this one and keeps its temporary files under
-OUT/.work/ (shared by this run's jobs, so the sandbox's uid slots stay exclusive within the
-run), which the next run clears; results are written atomically (temporary file + rename), so
+OUT/.work/ (shared by this run's jobs; the sandbox's uid slots are locked machine-wide under
+/tmp, sandbox/uids.py), which the next run clears; results are written atomically (temporary file + rename), so
 a kill -9 at any point loses at most the jobs in flight and never leaves a half-written result.
 OUT/run_log.jsonl gets one line per graded student: student, hash, score, time, problems.
 """
