@@ -133,7 +133,11 @@ LONG_FIRST = ("test_docker.py::test_examples_grade_the_same_in_containers[classi
               "test_variants.py::test_correct_variant_scores_full_marks[ddp-",
               "test_variants.py::test_correct_variant_scores_full_marks[dedup-float32_inside]",
               "test_bug_hints.py::test_no_hint_names_a_mistake_the_bug_does_not_make[ddp-",
-              "test_course.py::test_solutions_score_full_marks[ddp]")
+              "test_course.py::test_solutions_score_full_marks[ddp]",
+              # waits out the 10 s rendezvous of ranks that claim one rank, on the draw and
+              # again on the published inputs (its test keeps its cap: measured=False)
+              "test_course.py::test_mutant_is_caught_with_its_hint[ddp-join_rank_from_local_rank]",
+              "test_variants.py::test_correct_variant_scores_full_marks[bpe-tiktoken_merge_loop]")
 
 
 def pytest_terminal_summary(terminalreporter):
