@@ -567,3 +567,18 @@ def test_the_grading_kernel_is_the_course_interpreter_isolated():
     km.connection_file = "/tmp/k.json"
     assert km.format_kernel_cmd(["--x"]) == [sys.executable, "-I", "-m", "ipykernel_launcher",
                                               "-f", "/tmp/k.json", "--x"]
+
+
+def test_the_lab_grade_without_hidden_goldens_is_a_check(toy_env, tmp_path) -> None:
+    """A student's release has no hidden goldens: the notebook's `grade_lab` then runs the
+    public tests on the published inputs (a grading needs the hidden store's draw secret) and
+    says so, instead of failing."""
+    from autograder.integrations.nbgrader_lab import _grade_here
+
+    (toy_env / "tests" / "toy" / "goldens" / "hidden.json").unlink()
+    folder = tmp_path / "lab"
+    shutil.copytree(toy_env / "solutions" / "toy", folder / "toy")
+    reply = _grade_here("toy", folder)
+    assert reply["hidden_graded"] is False and "(public)" in reply["summary"]
+    assert reply["tests"] and all(t["visibility"] == "public" and t["passed"]
+                                  for t in reply["tests"]), reply
