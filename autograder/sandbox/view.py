@@ -223,6 +223,8 @@ def build(rules: tuple[str, ...], dirs: list[str], work: Path, final: Path) -> V
         if path is not None:
             modules.append((rule, path))
             continue
+        if module_path(rule.split(".")[0], dirs) is None:
+            continue  # its library is not installed here: absent already, nothing to remove
         parent, _, name = rule.rpartition(".")
         found = find_definition(parent, name, dirs)
         if found is None:

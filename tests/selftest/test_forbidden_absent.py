@@ -172,6 +172,19 @@ def test_a_rule_the_view_cannot_remove_is_refused():
         view.child_view(("torch.fake_quantize_per_tensor_affine",))
 
 
+def test_a_rule_whose_library_is_not_installed_needs_no_view(tmp_path, monkeypatch):
+    """A rule naming a library this machine lacks (repro's dask.array.stats where only
+    `make setup`'s packages are installed, as a student's are) is absent already: the view
+    builds without it, and the assignment still grades."""
+    from autograder.sandbox import view
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # a view built now, not a cached one
+    built = view.child_view(("not_installed_anywhere_xyz.array.stats",
+                             "scipy.stats.ttest_ind"))
+    assert isinstance(built, View) and built.mounts  # scipy's rule still removes ttest_ind
+    assert not view.child_view(("not_installed_anywhere_xyz.array.stats",)).mounts
+
+
 @pytest.mark.parametrize("assignment", discover(), ids=lambda a: a.name)
 def test_every_rule_of_the_course_is_removable(assignment):
     """Each assignment's rules build a view: none names what the view cannot remove."""
