@@ -98,12 +98,13 @@ def _grade_parts(parts: list[Part], job: GradeJob) -> list[AssignmentGrade]:
     with ThreadPoolExecutor(max_workers=job.parallel) as pool:
         started = [pool.submit(public, part) for part in order]
         wait(started)
-        if any(f.exception() is not None for f in started):
-            for f in started:  # the others' draws go with the grading (none reaches its end)
-                if f.exception() is None and isinstance(f.result(), _PublicPhase):
-                    f.result().discard()
-            next(f for f in started if f.exception() is not None).result()  # raises it
-        firsts = [f.result() for f in started]
+        failed = [f.exception() for f in started if f.exception() is not None]
+        firsts = [f.result() for f in started if f.exception() is None]
+        if failed:  # the grading stops: the others' draws go with it
+            for first in firsts:
+                if isinstance(first, _PublicPhase):
+                    first.discard()
+            raise failed[0]
         graded = dict(zip(map(id, order), pool.map(_part_hidden, order, firsts)))
     return [graded[id(part)] for part in parts]
 
