@@ -61,6 +61,7 @@ demo: setup
 	$(PY) -m autograder demo --jobs $(DEMO_JOBS)
 
 test: setup-instructor
+	$(PY) docker/build.py cpu --if-podman
 	$(PY) -m pytest -n $(JOBS) -q --durations=15 tests/selftest tests/repro/gpu
 
 # The fast tier (pytest -m fast; tests/selftest/conftest.py's FAST table): engine, sandbox core,

@@ -4,10 +4,13 @@
 Everything is cached under CACHE (AUTOGRADER_CACHE, default ~/.cache/training-systems): the
 debootstrapped base, the wheels, podman's storage. An image carries a label with the hash of
 what built it (Dockerfile, requirements, base), so a rebuild happens only when that changes.
+One build of a kind runs at a time on a machine (a flock in CACHE): a process that finds another
+building waits for it, then finds its image (the self-test's workers share one build).
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import shutil
 import socket
@@ -154,7 +157,14 @@ def context_hash(dockerfile: Path, requirements: Path, base: str) -> str:
 
 def build_runner(podman: Podman, kind: str = "cpu", base: str | None = None,
                  tag: str | None = None) -> str:
-    """Build (or find, when its context is unchanged) the runner image; returns its tag."""
+    """Build (or find, when its context is unchanged) the runner image; returns its tag. One
+    build per kind at a time: a concurrent caller waits for it, then finds its image."""
+    with open(podman.cache / f"build-{kind}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build_runner(podman, kind, base, tag)
+
+
+def _build_runner(podman: Podman, kind: str, base: str | None, tag: str | None) -> str:
     dockerfile = DOCKER_DIR / ("Dockerfile" if kind == "cpu" else "Dockerfile.gpu")
     requirements = DOCKER_DIR / "requirements.txt"
     tag = tag or f"localhost/training-systems-runner:{kind}"

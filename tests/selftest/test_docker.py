@@ -132,7 +132,10 @@ def test_resource_attacks_are_contained(name, engine, toy, tmp_path):
         bad_grade, good_grade = bad.result(), good.result()
     assert bad_grade.score == 0, json.dumps([t.message for t in bad_grade.tests])
     assert good_grade.score == FULL, json.dumps([t.message for t in good_grade.tests])
-    assert time.monotonic() - started < toy.run_timeout
+    # a hang check, not a timing: an attack that escaped its container's limits stalls both
+    # grades for good; contained, each grade's reference, public and hidden containers end
+    # within their deadlines (65 s was seen for both on a loaded 2-core machine)
+    assert time.monotonic() - started < 3 * toy.run_timeout
     assert containers_left(engine["url"]) == []
 
 
