@@ -90,6 +90,7 @@ def stochastic_merges(rng, text: str, n_merges: int) -> list:
     words = sorted({p.encode("utf-8") for p in regex.findall(GPT2_PATTERN, text)})
     words = [[bytes([b]) for b in w] for w in words if len(w) > 1]
     vocab = {bytes([b]) for b in range(256)}
+    merged: list[bytes] = []  # the multi-byte tokens of vocab, in the order they were added
     merges = []
     for _ in range(50 * n_merges):
         if len(merges) == n_merges or not words:
@@ -103,11 +104,16 @@ def stochastic_merges(rng, text: str, n_merges: int) -> list:
         if t in vocab or _splits(t, vocab) != 1:
             continue
         vocab.add(t)
-        if any(len(s) > len(t) and _splits(s, vocab) != 1 for s in vocab):
+        # every multi-byte token has one split (each was added that way, and only a shorter
+        # token can be a piece of it): adding t changes only the splits of those starting or
+        # ending with t
+        if any(len(s) > len(t) and (s.startswith(t) or s.endswith(t)) and _splits(s, vocab) != 1
+               for s in merged):
             vocab.remove(t)
             continue
+        merged.append(t)
         merges.append((a, b))
-        words = [_merge(w, (a, b)) if a in w else w for w in words]
+        words = [_merge(w, (a, b)) if a in w and b in w else w for w in words]
     return merges
 
 
