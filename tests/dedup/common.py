@@ -13,6 +13,20 @@ from dedup import (  # noqa: E402 (on purpose)
 )
 
 LETTERS = list("abcdefghijklmnopqrstuvwxyz")
+_LETTERS = np.array(LETTERS)  # rng.choice converts a list on every call: the same draws, once
+
+
+class Words(list):
+    """A vocabulary: a list of words that keeps its numpy array (`array`) for rng.choice, which
+    would convert the list on every call (the same draws either way)."""
+
+    def __init__(self, words):
+        super().__init__(words)
+        self.array = np.array(self)
+
+
+def _choosable(words):
+    return words.array if isinstance(words, Words) else words
 
 
 
@@ -20,11 +34,12 @@ LETTERS = list("abcdefghijklmnopqrstuvwxyz")
 
 def vocabulary(rng, size):
     """Up to `size` distinct random lowercase words of 2 to 8 letters, sorted."""
-    return sorted({"".join(rng.choice(LETTERS, size=int(rng.integers(2, 9)))) for _ in range(size)})
+    return Words(sorted({"".join(rng.choice(_LETTERS, size=int(rng.integers(2, 9))))
+                         for _ in range(size)}))
 
 
 def words_of(rng, vocab, k):
-    return [str(w) for w in rng.choice(vocab, size=k)]
+    return [str(w) for w in rng.choice(_choosable(vocab), size=k)]
 
 
 def random_text(rng, words, spaces, n_words):
@@ -74,13 +89,15 @@ def edited(rng, vocab, words, target, append=False):
     """Edit a copy until Jaccard(original, copy) <= target on 5-word shingles: substitute random
     words (each moves up to 5 shingles: coarse), or, with append=True, append words (one shingle
     each: fine)."""
-    copy, base = list(words), word_shingles(words)
-    while len(base & word_shingles(copy)) / len(base | word_shingles(copy)) > target:
+    copy, base, choosable = list(words), word_shingles(words), _choosable(vocab)
+    while True:
+        shingles = word_shingles(copy)
+        if len(base & shingles) / len(base | shingles) <= target:
+            return copy
         if append:
-            copy.append(str(rng.choice(vocab)))
+            copy.append(str(rng.choice(choosable)))
         else:
-            copy[int(rng.integers(0, len(copy)))] = str(rng.choice(vocab))
-    return copy
+            copy[int(rng.integers(0, len(copy)))] = str(rng.choice(choosable))
 
 
 def hard_negative(rng, vocab, jac):
