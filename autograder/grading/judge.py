@@ -74,7 +74,9 @@ class TestResult:
 class AssignmentGrade:
     """One assignment's grade: its tests, the `problems` that failed tests beyond their own
     failure (intake's, the runs' collection errors: `Reason`s, worded where they are shown) and
-    the `notes` (informational text: intake's decisions, the runs' notes)."""
+    the `notes` (informational text: intake's decisions, the runs' notes). `unavailable`: the
+    tests its draw had no expected value for, with why (instructor-only: the reason may quote
+    the reference's values; report.instructor_json)."""
 
     assignment: Assignment
     tests: list[TestResult]
@@ -82,6 +84,7 @@ class AssignmentGrade:
     notes: list[str] = field(default_factory=list)
     wall_s: float = 0.0
     run: RunResult | None = None
+    unavailable: dict[str, str] = field(default_factory=dict)
 
     @property
     def score(self) -> float:

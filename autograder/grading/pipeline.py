@@ -245,7 +245,8 @@ def _hidden_phase(done: _PublicPhase) -> AssignmentGrade:
     return AssignmentGrade(done.assignment, tests, problems=dedupe(problems),
                            notes=list(dict.fromkeys(notes)),
                            wall_s=done.seconds + time.monotonic() - started,
-                           run=RunResult.joined(runs))
+                           run=RunResult.joined(runs),
+                           unavailable=dict(done.draw.unavailable) if done.draw else {})
 
 
 def _with_hints(done: _PublicPhase, judged: list[TestResult],

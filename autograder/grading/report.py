@@ -178,9 +178,16 @@ def package_problem(grade: AssignmentGrade) -> str | None:
 
 def instructor_json(grades: list[AssignmentGrade]) -> dict:
     """What only the instructor sees (OUT/instructor.json, never given to Gradescope): every
-    failed test's misconception hints, hidden tests' included, by results.json test name."""
-    return {"hints": {display_name(t): list(t.hints)
+    failed test's misconception hints, hidden tests' included, by results.json test name; and,
+    where a grading's draw had no expected value for some test (it counted for nothing there),
+    why, under "unavailable" (the reason may quote the reference's values)."""
+    data = {"hints": {display_name(t): list(t.hints)
                       for g in grades for t in task_order(g.tests) if t.hints}}
+    unavailable = {display_name(t): g.unavailable[t.id]
+                   for g in grades for t in task_order(g.tests) if t.id in g.unavailable}
+    if unavailable:
+        data["unavailable"] = unavailable
+    return data
 
 
 def display_name(t: TestResult) -> str:

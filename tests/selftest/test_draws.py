@@ -322,3 +322,29 @@ def test_goldens_without_a_draw_secret_are_one_line(toy_env, tmp_path, capsys) -
     out = capsys.readouterr()
     assert status != 0 and "Traceback" not in out.err + out.out
     assert "make goldens ONLY=toy" in out.err + out.out
+
+
+def test_a_test_the_reference_cannot_answer_on_the_draw_counts_for_nothing(toy_env,
+                                                                           tmp_path) -> None:
+    """Where the reference solution fails a test on a grading's draw, that test carries no
+    points in that grading (the student sees only that it was not graded this time), and why is
+    in instructor.json alone, under "unavailable"."""
+    from autograder.assignments import load
+    from autograder.grading.pipeline import NOT_GRADED
+    from autograder.grading.report import display_name, instructor_json, results_json
+    from autograder.harness.plaindata import decode
+
+    toy = load("toy", toy_env)
+    published = [tuple(pair) for pair in decode(load_inputs(toy, "public")["test_add"])]
+    reference = toy_env / "solutions" / "toy" / "__init__.py"
+    reference.write_text(reference.read_text().replace("    return a + b", f"""    if (a, b) not in {published!r}:
+        raise ArithmeticError("the reference knows only the published pairs")
+    return a + b"""))
+    grade = grade_root(toy, submission(tmp_path, SOLUTION))
+    by_id = {t.id: t for t in grade.tests}
+    assert by_id["test_add"].max_points == 0 and by_id["test_add"].message.startswith(NOT_GRADED)
+    assert by_id["test_order"].passed and by_id["test_order"].max_points > 0
+    why = instructor_json([grade])["unavailable"]
+    assert list(why) == [display_name(by_id["test_add"])]
+    assert "ArithmeticError" in why[display_name(by_id["test_add"])]
+    assert "ArithmeticError" not in json.dumps(results_json([grade], 0.0))
