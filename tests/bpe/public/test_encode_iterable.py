@@ -56,7 +56,11 @@ def memory_cases(rng):
             "seed": int(rng.integers(2**31))}
 
 
-@graded(points=3, cases=memory_cases, timeout=60)
+# Its limit is its cap, not 10 x the reference's time (measured=False): tracemalloc charges
+# every allocation, so a correct encoder without a pre-token cache (tiktoken's educational merge
+# loop: tests/selftest/variants/bpe/tiktoken_merge_loop) takes 20 x the reference's time here
+# (22 s against 1.1 s on a 2-core AMD EPYC), and ran past a 60 s cap on a loaded machine.
+@graded(points=3, cases=memory_cases, timeout=120, measured=False)
 def test_iterable_memory(rec, cases):
     tok = make_tokenizer(cases["fixture"])
     digest, n_ids, batch = hashlib.sha256(), 0, array("q")
