@@ -62,7 +62,7 @@ demo: setup
 
 test: setup-instructor
 	$(PY) docker/build.py cpu --if-podman
-	$(PY) -m pytest -n $(JOBS) -q --durations=15 tests/selftest tests/repro/gpu
+	$(PY) -m pytest -n $(JOBS) --dist loadgroup --no-loadscope-reorder -q --durations=15 tests/selftest tests/repro/gpu
 
 # The fast tier (pytest -m fast; tests/selftest/conftest.py's FAST table): engine, sandbox core,
 # the minigrad course's solution, starter and mutants. `make test` stays what CI runs.

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import json
 import os
 import re
@@ -110,26 +111,40 @@ def package_names(assignment: Assignment, visibilities: tuple[str, ...]) -> list
     anywhere in them), sorted: the child stands in
     for each one the package lacks (harness/missing_names.py), so one missing function fails
     only the tests that use it. The tests call only the handout's API (test_contract.py
-    checks each name is in its table), so these are contract names."""
+    checks each name is in its table), so these are contract names. Each file is parsed once
+    per version (`_imported_names`: by path, size and mtime): every child of a grading asks."""
     files = [f for v in visibilities for f in assignment.test_files(v)]
     if assignment.common_module.exists():
         files.append(assignment.common_module)
     names: set[str] = set()
     for f in files:
         try:
-            tree = parse(f.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, ValueError):
+            st = f.stat()
+        except OSError:
             continue
-        bound = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
-                 for a in node.names if a.name == assignment.package}  # `import pkg`: pkg.name
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module == assignment.package \
-                    and not node.level:
-                names |= {a.name for a in node.names if a.name != "*"}
-            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                    and node.value.id in bound:
-                names.add(node.attr)
+        names |= _imported_names(str(f), st.st_size, st.st_mtime_ns, st.st_ino,
+                                 assignment.package)
     return sorted(names)
+
+
+@functools.lru_cache(maxsize=256)
+def _imported_names(path: str, size: int, mtime_ns: int, inode: int,
+                    package: str) -> frozenset[str]:
+    """package_names' names of one file (the version with that size, mtime and inode)."""
+    try:
+        tree = parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return frozenset()
+    bound = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+             for a in node.names if a.name == package}  # `import pkg`: pkg.name
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == package and not node.level:
+            names |= {a.name for a in node.names if a.name != "*"}
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id in bound:
+            names.add(node.attr)
+    return frozenset(names)
 
 
 class EventReader:
