@@ -6,8 +6,7 @@ It makes itself non-dumpable, imports the third-party modules of PRELOAD_JSON (n
 assignment's package, tests or a submission) through the children's view of the packages
 (VIEW_JSON: its [source, target] mounts; `ViewFinder`: nothing the view removes is ever in
 its memory), freezes what they made (gc.freeze: a child's collector never walks, so never
-copies, those objects), backs that memory with huge pages (`huge_pages`: cheaper forks),
-closes every fd but its SOCK_SEQPACKET socket FD and says
+copies, those objects), closes every fd but its SOCK_SEQPACKET socket FD and says
 `{"ready": [modules], "fds": [...], "threads": n}`. Then it serves one request per message:
 a JSON object `{"boot", "config", "workdir", "env", "rlimits", "cgroup", "uid", "gid", "ns",
 "seccomp"}` with fds attached: stdout, stderr, one fd per namespace named in "ns"
@@ -332,30 +331,6 @@ def preload(names: list[str]) -> list[str]:
     return sorted(sys.modules)
 
 
-HUGE = 1 << 21  # a transparent huge page (x86_64, aarch64 with 4 KiB pages)
-MADV_COLLAPSE = 25  # Linux >= 6.1
-
-
-def huge_pages(lib) -> None:
-    """Back the memory the imports wrote (the heap and the anonymous read-write mappings) with
-    transparent huge pages, best effort: MADV_COLLAPSE, which changes nothing else (the
-    children's own new memory is faulted in as usual); on an older kernel, or where THP is
-    off, nothing happens. Every fork copies, and every child's exit tears down, the page
-    tables of this memory (fusion's zygote: 280 MB, 70,000 entries; a warm child forks three
-    times): with 2 MiB pages they have 512 times fewer entries, and a child copies the 4 KiB it
-    writes to (the kernel splits a shared huge page on write). fusion's self-test mutants:
-    17 % less CPU per grading (docs/PERFORMANCE.md); the collapse itself: 0.45 s, once."""
-    with open("/proc/self/maps") as f:
-        regions = [line.split() for line in f.read().splitlines()]
-    for fields in regions:
-        if fields[1] != "rw-p" or (len(fields) > 5 and fields[5] != "[heap]"):
-            continue
-        start, end = (int(x, 16) for x in fields[0].split("-"))
-        start, end = -(-start // HUGE) * HUGE, end // HUGE * HUGE
-        if end > start:
-            lib.madvise(ctypes.c_void_p(start), ctypes.c_size_t(end - start), MADV_COLLAPSE)
-
-
 def reap() -> None:
     try:
         while os.waitpid(-1, os.WNOHANG)[0] != 0:
@@ -409,7 +384,6 @@ def main() -> None:
     loaded = preload(json.loads(sys.argv[2]))
     gc.collect()
     gc.freeze()
-    huge_pages(lib)
     close_fds_except(lib, [sock.fileno()])
     open_fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
     sock.send(json.dumps({"ready": loaded, "fds": open_fds, "threads": threads()}).encode())
