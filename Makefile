@@ -60,6 +60,8 @@ $(ISTAMP): $(STAMP) .ci/warm_bytecode.py
 demo: setup
 	$(PY) -m autograder demo --jobs $(DEMO_JOBS)
 
+# the workers take the tests grouped by the zygote they fork from (tests/selftest/conftest.py,
+# zygote_group: one group per assignment and kernels), so each worker starts each zygote once
 test: setup-instructor
 	$(PY) docker/build.py cpu --if-podman
 	$(PY) -m pytest -n $(JOBS) --dist loadgroup --no-loadscope-reorder -q --durations=15 tests/selftest tests/repro/gpu
