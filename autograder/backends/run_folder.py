@@ -112,7 +112,8 @@ def package_names(assignment: Assignment, visibilities: tuple[str, ...]) -> list
     for each one the package lacks (harness/missing_names.py), so one missing function fails
     only the tests that use it. The tests call only the handout's API (test_contract.py
     checks each name is in its table), so these are contract names. Each file is parsed once
-    per version (`_imported_names`: by path, size and mtime): every child of a grading asks."""
+    per version (`_imported_names`: by path, size, mtime and inode, as draws.py
+    identifies course files): every child of a grading asks."""
     files = [f for v in visibilities for f in assignment.test_files(v)]
     if assignment.common_module.exists():
         files.append(assignment.common_module)

@@ -175,22 +175,25 @@ def zygote_group(item) -> str | None:
     """The pytest-xdist group (`make test` runs --dist loadgroup) of a test that grades one of
     the course's assignments on the host: one per assignment and kernels (test_course's under
     its variant, the others' under the machine's default), the key of the zygote its children
-    fork from (backends/warmbox.py; the assignment is the test's `assignment`, `name` or `course`
-    parameter). A worker then starts each zygote it serves once, instead
-    of each worker starting every one of them again and again as its MAX_ZYGOTES rotate (each
-    start: 0.6-7 CPU s and 0.1-0.5 GB). None (no group: any worker) for a container test and
-    a LONG_FIRST one (it overlaps the rest from the start)."""
+    fork from (backends/warmbox.py; the assignment is the test's `assignment`, `name` or
+    `course` parameter). A worker then starts each zygote it serves once, instead of each
+    worker starting every one of them again and again as its MAX_ZYGOTES rotate (each start:
+    0.6-7 CPU s and 0.1-0.5 GB). None (no group: any worker) for a container test and a
+    LONG_FIRST one (it overlaps the rest from the start)."""
     params = getattr(getattr(item, "callspec", None), "params", {})
     named = [getattr(params.get("assignment"), "name", None), params.get("name"),
              params.get("course")]
     course = next((n for n in named if isinstance(n, str) and n in COURSE_NAMES), None)
-    if course is None or "engine" in getattr(item, "fixturenames", ()) \
-            or any(long in item.nodeid for long in LONG_FIRST):
+    if course is None or "engine" in getattr(item, "fixturenames", ()) or long_first(item):
         return None
     return f"{course}-{'variant' if item.path.name == 'test_course.py' else 'default'}"
 
 
 COURSE_NAMES = frozenset(a.name for a in COURSE)
+
+
+def long_first(item) -> bool:
+    return any(long in item.nodeid for long in LONG_FIRST)
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the groups
@@ -204,8 +207,8 @@ def pytest_collection_modifyitems(config, items):
     # the zygote groups, largest first, then the rest as collected
     groups = {item: zygote_group(item) for item in items}
     sizes = collections.Counter(g for g in groups.values() if g is not None)
-    items.sort(key=lambda item: (not any(long in item.nodeid for long in LONG_FIRST),
-                                 groups[item] is None, -sizes[groups[item]], groups[item] or ""))
+    items.sort(key=lambda item: (not long_first(item), groups[item] is None,
+                                 -sizes[groups[item]], groups[item] or ""))
     for item in items:
         if groups[item] is not None:
             item.add_marker(pytest.mark.xdist_group(groups[item]))
