@@ -39,9 +39,11 @@ def containers_left(url: str) -> list[str]:
 
     client = docker.DockerClient(base_url=url)
     try:
-        found = client.containers.list(all=True, filters={"label": "org.training-systems.run"})
-        return [c.name for c in found
-                if not Path(c.labels.get("org.training-systems.run", "/")).exists()]
+        # the list's own fields: containers.list() inspects each one after listing, and a
+        # container another worker's run removes in between is a 404 (seen in a full run)
+        found = client.api.containers(all=True, filters={"label": "org.training-systems.run"})
+        return [(c.get("Names") or [c["Id"]])[0] for c in found
+                if not Path((c.get("Labels") or {}).get("org.training-systems.run", "/")).exists()]
     finally:
         client.close()
 
