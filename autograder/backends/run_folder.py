@@ -276,9 +276,9 @@ _DUMPED_FRAME = re.compile(r'File "[^"]*/impl/([^"]+)", line (\d+) in (\S+)')
 
 def hang_site(stderr_tail: str) -> dict | None:
     """{"file", "line", "function"}: the innermost frame of the implementation in the child's
-    last stack dump (faulthandler's, which harness/plugin.py writes shortly before a test's
-    timeout), or None."""
-    dump = stderr_tail.rsplit("Timeout (", 1)  # faulthandler's header; then each thread's stack
+    last stack dump (harness/hang_dump.py writes it, in faulthandler's format, shortly before
+    a test's timeout), or None."""
+    dump = stderr_tail.rsplit("Timeout (", 1)  # the dump's header; then the stack
     match = _DUMPED_FRAME.search(dump[-1]) if len(dump) > 1 else None
     if match is None:
         return None

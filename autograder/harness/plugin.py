@@ -15,7 +15,6 @@ Events are JSON lines appended to config.events: start, end, collect_error, done
 
 from __future__ import annotations
 
-import faulthandler
 import hashlib
 import json
 import os
@@ -30,6 +29,7 @@ import numpy as np
 import pytest
 
 from . import GradedSpec, Recorder, exception_kind
+from .hang_dump import HangDump
 from .config import ChildConfig
 from .missing_names import missing_name
 from .output import PrintBudget
@@ -156,8 +156,8 @@ class RecordingPlugin:
         # a failed collect report's node id -> what its exception says (pytest_exception_interact)
         self.collected: dict[str, dict] = {}
         self.started: dict[str, float] = {}  # test id -> perf_counter at its start event
-        # the child's real stderr (pytest captures fd 2 during tests): where hang dumps go
-        self.stderr_fd = os.dup(2) if config is not None and config.timeouts else None
+        # hang dumps go to the child's real stderr (pytest captures fd 2 during tests)
+        self.hang_dump = HangDump(os.dup(2)) if config is not None and config.timeouts else None
 
     @property
     def local(self) -> bool:
@@ -234,9 +234,8 @@ class RecordingPlugin:
             if self.returned is not None:
                 self.returned.mark()
             limit = self.config.timeouts.get(spec.id) if self.config else None
-            if limit and self.stderr_fd is not None:
-                faulthandler.dump_traceback_later(HANG_DUMP_AT * float(limit),
-                                                  file=self.stderr_fd)
+            if limit and self.hang_dump is not None:
+                self.hang_dump.arm(HANG_DUMP_AT * float(limit))
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
@@ -286,8 +285,8 @@ class RecordingPlugin:
         return None
 
     def finish(self, item: pytest.Item, spec: GradedSpec) -> None:
-        if self.stderr_fd is not None:
-            faulthandler.cancel_dump_traceback_later()
+        if self.hang_dump is not None:
+            self.hang_dump.cancel()
         rec = self.recorders.pop(item.nodeid, None)
         event = {"ev": "end", "id": spec.id,
                  "outcome": "failed" if spec.id in self.errors else "passed",

@@ -365,3 +365,44 @@ def test_load_of_processes_that_are_gone_does_not_count(monkeypatch):
     monkeypatch.setattr(timeouts, "runnable_now", lambda: None)
     assert timeouts.machine_slowdown() == MAX_SLOWDOWN
     assert timeouts.runnable_now() is None or timeouts.runnable_now() >= 0.0  # the real reader
+
+
+HANG_DUMP_RACE = """
+import importlib.machinery, os, sys
+sys.path.insert(0, sys.argv[1])
+from autograder.harness.hang_dump import HangDump
+
+dump = HangDump(os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC))
+
+
+class ArmEveryImport:  # a dump due 0.5 ms after each module torch and transformers import
+    def find_spec(self, name, path=None, target=None):
+        dump.arm(0.0005)
+        return None
+
+
+sys.meta_path.insert(0, ArmEveryImport())
+import torch  # noqa: E402
+import transformers  # noqa: E402
+from transformers import GPT2LMHeadModel, LlamaForCausalLM  # noqa: E402
+print("imported")
+"""
+
+
+def test_a_stack_dump_never_crashes_a_busy_child(tmp_path):
+    """The dump due shortly before a test's limit fires while the test still works (a cold
+    child importing transformers on a slow machine): it must never crash it. Dumps due every
+    0.5 ms through the imports of torch and transformers; the child ends normally and the
+    dumps it wrote have the header hang_site reads. (faulthandler.dump_traceback_later, which
+    the harness used before, died with SIGSEGV in 15 of 16 such runs on CPython 3.11.)"""
+    import subprocess
+    import sys
+
+    script, out = tmp_path / "race.py", tmp_path / "dumps.txt"
+    script.write_text(HANG_DUMP_RACE)
+    done = subprocess.run([sys.executable, "-I", "-B", str(script), str(ROOT), str(out)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0 and "imported" in done.stdout, (done.returncode, done.stderr[-2000:])
+    dumps = out.read_text()
+    assert dumps.count("Timeout (0:00:00.000500)!") > 10, dumps[:2000]
+    assert re.search(r'File "[^"]+", line \d+ in \S+', dumps), dumps[:2000]
