@@ -254,8 +254,11 @@ class FolderRun:
         if reason is Stop.RUN_TIMEOUT and not self._ran_out():
             self.collect_errors.append(Reason(Cause.RUN_TIMEOUT, limit=self.request.run_limit()))
 
-    def _config(self, run: Path, events: Path, ids: list[str] | None,
-                file: str | None) -> ChildConfig:
+    def _config(self, run: Path, events: Path, ids: list[str] | None, file: str | None,
+                cold: bool) -> ChildConfig:
+        """The child's configuration. Its `timeouts` are the limits the parent will apply
+        (the child dumps its stack shortly before one: harness/hang_dump.py): a `cold` child's,
+        not shortened (base.RunRequest.test_timeout)."""
         req = self.request
         return ChildConfig(
             mode=req.mode, assignment=req.assignment.name, events=str(events),
@@ -266,7 +269,8 @@ class FolderRun:
                         for f in req.assignment.test_files(v)
                         if file is None or f.name == file],
             plan=ids, forbidden=list(req.assignment.forbidden),
-            timeouts={i: req.test_timeout(i) for i in ids or []} if req.mode == RunMode.REPLAY else {},
+            timeouts={i: req.test_timeout(i, cold) for i in ids or []}
+            if req.mode == RunMode.REPLAY else {},
             reverse=req.reverse, seed_salt=req.seed_salt, package=req.assignment.package,
             package_names=package_names(req.assignment, self.visibilities),
             returns=dict(req.assignment.returns),
@@ -280,7 +284,11 @@ class FolderRun:
         req = self.request
         events_path = box.new_output_file(run / f"events-{attempt}.jsonl")
         config_path = run / f"config-{attempt}.json"
-        config_path.write_text(self._config(run, events_path, ids, file).to_json())
+        # a box with a warm path (WarmBox: `paths`) forks its children warm; one that falls
+        # back to the cold chain there has the warm limits in its config: its stack dump
+        # comes early, which only writes to its stderr (the parent's limit is the cold one)
+        likely_cold = not hasattr(box, "paths")
+        config_path.write_text(self._config(run, events_path, ids, file, likely_cold).to_json())
         accept = None if ids is None else frozenset(ids)
         try:
             proc = box.start(run / "lib" / "autograder" / "harness" / "boot.py", config_path,

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from helpers import grade_root, suite_policy
 
-from autograder import backends
+from autograder import backends, settings
 from autograder.assignments import load
 from autograder.authoring.goldens import _manifest_differences, _timed
 from autograder.backends import base, host, runner, timeouts, warmbox
@@ -287,13 +287,15 @@ class LoadingBox:
     """A box whose "child" raises the machine's load as soon as it starts (dozens of busy
     processes), reports the start of its first test and dies in it, so the runner starts a
     second child for the rest after the load rose. It keeps each child's limits (the config's
-    timeouts) and the limit the parent timed the test in progress with."""
+    timeouts) and the limit the parent timed the test in progress with. Its children count as
+    warm ones (`paths`, as WarmBox's): their limits are derived from the goldens' timings."""
 
     configs: list[dict]
     load: list[float]
 
     def __init__(self, run: Path, req: RunRequest, caps):
         self.req = req
+        self.paths = [base.RunPath.WARM]
 
     def new_output_file(self, path: Path) -> Path:
         path.touch()
@@ -406,3 +408,28 @@ def test_a_stack_dump_never_crashes_a_busy_child(tmp_path):
     dumps = out.read_text()
     assert dumps.count("Timeout (0:00:00.000500)!") > 10, dumps[:2000]
     assert re.search(r'File "[^"]+", line \d+ in \S+', dumps), dumps[:2000]
+
+
+def test_a_cold_child_dumps_its_stack_at_its_own_limit(toy, tmp_path, monkeypatch):
+    """A cold child's limits are not shortened (it pays the imports a warm child's zygote
+    made), and the limits its config carries, which time its stack dump, are those: with the
+    warm limits it dumped at 80 % of 2 s in a test the parent let run for the cap (CI: a cold
+    child importing transformers, killed mid-dump)."""
+    monkeypatch.setenv(settings.WARM.name, "0")
+    configs = []
+    make = runner.FolderRun._config
+
+    def spied(self, *args):
+        config = make(self, *args)
+        configs.append((self.request, config))
+        return config
+
+    monkeypatch.setattr(runner.FolderRun, "_config", spied)
+    grade = grade_root(toy, toy_package(tmp_path, TOY_SOLUTION), ("public",))
+    assert grade.run.path == base.RunPath.COLD and configs
+    store = load_store(toy, "public")
+    for request, config in configs:
+        assert config.timeouts, config
+        for test_id, limit in config.timeouts.items():
+            assert limit == request.test_timeout(test_id, True) == toy.test_timeout
+            assert limit > limit_from_goldens(store, test_id, toy.test_timeout)  # the warm one
