@@ -37,6 +37,7 @@ import socket
 import struct
 import sys
 
+
 def load_sibling(name: str):
     """The module `name`.py beside this file (`python -I` puts no folder of ours on sys.path)."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")

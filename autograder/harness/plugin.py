@@ -29,8 +29,8 @@ import numpy as np
 import pytest
 
 from . import GradedSpec, Recorder, exception_kind
-from .hang_dump import HangDump
 from .config import ChildConfig
+from .hang_dump import HangDump
 from .missing_names import missing_name
 from .output import PrintBudget
 from .plaindata import decode, encode
