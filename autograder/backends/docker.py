@@ -53,6 +53,8 @@ def container_user(run: str, child: int) -> str:
     uid = UID_BASE + int(digest, 16) % UID_SPAN
     return f"{uid}:{uid}"
 CPUS = 2.0
+TRIES = 5  # an engine call answered with a server error (`transient`)
+FACTS_S = 120  # the image-facts container's run
 
 
 IMAGE_FACTS = """
@@ -83,17 +85,21 @@ def image_facts(image: str, packages: tuple[str, ...]) -> dict:
     `packages` it has, and every other site-packages or dist-packages folder in it (one short
     container, once per grader process and image)."""
     client = _client()
+    container = None
     try:
-        out = client.containers.run(image, [PYTHON, "-I", "-c", IMAGE_FACTS,
-                                            json.dumps(packages)],
-                                    remove=True, network_mode="none", read_only=True,
-                                    cap_drop=["ALL"], security_opt=["no-new-privileges"],
-                                    stdout=True, stderr=False)
+        container = client.containers.create(
+            image, [PYTHON, "-I", "-c", IMAGE_FACTS, json.dumps(packages)], network_mode="none",
+            read_only=True, cap_drop=["ALL"], security_opt=["no-new-privileges"])
+        container.start()
+        container.wait(timeout=FACTS_S)
+        out = transient(lambda: container.logs(stdout=True, stderr=False))
         return json.loads(out.decode().strip().splitlines()[-1])
     except Exception as e:  # noqa: BLE001 - without the facts, no view: never run viewless
         raise BackendError(f"cannot read the runner image's packages ({type(e).__name__}: "
                            f"{str(e)[:200]})") from e
     finally:
+        if container is not None:
+            remove(container)
         client.close()
 
 
@@ -166,6 +172,35 @@ def _in_site_packages(mounts: list[tuple[str, str]], strict: bool) -> list[tuple
     return placed
 
 
+def transient(call, tries: int = TRIES):
+    """`call()`, again (up to `tries` times, 0.2 s apart) while the engine answers a server
+    error: podman inspects a container that is exiting by reading its process's /proc files,
+    and answers 500 ("read /proc/N/cgroup: no such process") when that process has just gone
+    (seen in a full `make test`, from docker-py's logs(), which inspects first). A client error
+    (404: no such container) is an answer and is raised at once."""
+    from docker.errors import APIError
+
+    for attempt in range(tries):
+        try:
+            return call()
+        except APIError as e:
+            if not e.is_server_error() or attempt == tries - 1:
+                raise
+            time.sleep(0.2)
+    raise AssertionError("unreachable")
+
+
+def remove(container) -> None:
+    """Remove `container` (force: running or not); podman may still be tearing it down, so a
+    failure is tried again, then left (the engine's own cleanup, or `make clean`, ends it)."""
+    for _ in range(TRIES):
+        try:
+            container.remove(force=True)
+            return
+        except Exception:  # noqa: BLE001 - retry: podman may still be tearing it down
+            time.sleep(0.2)
+
+
 def _client():
     import docker
 
@@ -209,9 +244,16 @@ class ContainerChild:
     def poll(self) -> int | None:
         if self.code is not None:
             return self.code
+        from docker.errors import APIError
+
         try:
-            self.container.reload()
-        except Exception:  # noqa: BLE001 - gone: it cannot run any more
+            transient(self.container.reload)
+        except APIError as e:
+            if e.is_server_error():
+                return None  # the engine cannot say yet: the runner polls again, to its deadline
+            self.code = -1  # gone: it cannot run any more
+            return self.code
+        except Exception:  # noqa: BLE001 - no answer at all: it cannot be run any more
             self.code = -1
             return self.code
         if self.container.status in ("exited", "dead", "stopped"):
@@ -228,16 +270,13 @@ class ContainerChild:
         except Exception:  # noqa: BLE001 - already stopped
             pass
         try:
-            self.stdout.write_bytes(self.container.logs(stdout=True, stderr=False)[-2**20:])
-            self.stderr.write_bytes(self.container.logs(stdout=False, stderr=True)[-2**20:])
+            self.stdout.write_bytes(transient(
+                lambda: self.container.logs(stdout=True, stderr=False))[-2**20:])
+            self.stderr.write_bytes(transient(
+                lambda: self.container.logs(stdout=False, stderr=True))[-2**20:])
         except Exception:  # noqa: BLE001 - no logs: the tail is empty
             pass
-        for _ in range(3):
-            try:
-                self.container.remove(force=True)
-                return
-            except Exception:  # noqa: BLE001 - retry: podman may still be tearing it down
-                time.sleep(0.2)
+        remove(self.container)
 
 
 class ContainerBox:

@@ -1,0 +1,125 @@
+"""The docker backend's answer to the engine's transient server errors (backends/docker.py,
+`transient`), without an engine: podman answers an inspection of a container whose process
+has just exited with 500 ("read /proc/N/cgroup: no such process"). A full `make test` met it
+in the image-facts container (docker-py's logs() inspects first) and failed a whole grading
+with "cannot read the runner image's packages". A server error is asked again; a client error
+(404: no such container) is an answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import requests
+from docker.errors import APIError, NotFound
+
+from autograder.backends import docker as backend
+
+RACE = "read /proc/7844/cgroup: no such process"
+
+
+def server_error() -> APIError:
+    response = requests.Response()
+    response.status_code = 500
+    return APIError("500 Server Error", response=response, explanation=RACE)
+
+
+def not_found() -> NotFound:
+    response = requests.Response()
+    response.status_code = 404
+    return NotFound("404 Client Error", response=response, explanation="no such container")
+
+
+@pytest.fixture(autouse=True)
+def no_sleep(monkeypatch):
+    monkeypatch.setattr(backend.time, "sleep", lambda s: None)
+
+
+class Flaky:
+    """A callable that raises each of `errors` in turn, then returns `value`."""
+
+    def __init__(self, errors, value=None):
+        self.errors, self.value, self.calls = list(errors), value, 0
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        return self.value
+
+
+def test_a_server_error_is_asked_again_and_a_client_error_is_an_answer():
+    flaky = Flaky([server_error(), server_error()], b"out")
+    assert backend.transient(flaky) == b"out" and flaky.calls == 3
+    gone = Flaky([not_found()], b"never")
+    with pytest.raises(NotFound):
+        backend.transient(gone)
+    assert gone.calls == 1
+    stuck = Flaky([server_error()] * backend.TRIES, b"never")
+    with pytest.raises(APIError):
+        backend.transient(stuck)
+    assert stuck.calls == backend.TRIES
+
+
+class Container:
+    """A container that has exited with `code`; its reload and logs fail as `errors` say."""
+
+    def __init__(self, code=0, reload_errors=(), logs_errors=(), out=b""):
+        self.status, self.attrs, self.code = "running", {}, code
+        self._reload, self._logs = Flaky(reload_errors), Flaky(logs_errors, out)
+        self.removed = 0
+
+    def reload(self):
+        self._reload()
+        self.status, self.attrs = "exited", {"State": {"ExitCode": self.code}}
+
+    def logs(self, stdout=True, stderr=True):
+        return self._logs() if stdout else b""
+
+    def start(self):
+        pass
+
+    def wait(self, timeout=None):
+        return {"StatusCode": self.code}
+
+    def remove(self, force=False):
+        self.removed += 1
+
+
+def test_an_exiting_container_is_not_taken_for_a_vanished_one(tmp_path):
+    """poll() during podman's race is "not known yet", never -1 (which the runner reads as a
+    child that died): the next poll reads the real exit code."""
+    container = Container(code=0, reload_errors=[server_error()] * (backend.TRIES + 1))
+    child = backend.ContainerChild(container, tmp_path / "out", tmp_path / "err")
+    assert child.poll() is None
+    assert child.poll() == 0
+
+
+def test_a_vanished_container_has_ended(tmp_path):
+    container = Container(reload_errors=[not_found()])
+    child = backend.ContainerChild(container, tmp_path / "out", tmp_path / "err")
+    assert child.poll() == -1
+
+
+def test_the_image_facts_survive_the_race_and_leave_no_container(monkeypatch):
+    facts = {"site": "/x", "versions": {}, "foreign_site": [], "entries": []}
+    made: list[Container] = []
+
+    class Client:
+        class containers:  # noqa: N801 - docker-py's attribute name
+            @staticmethod
+            def create(image, command, **kwargs):
+                made.append(Container(logs_errors=[server_error()],
+                                      out=json.dumps(facts).encode() + b"\n"))
+                return made[-1]
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(backend, "_client", Client)
+    backend.image_facts.cache_clear()
+    try:
+        assert backend.image_facts("race-image", ()) == facts
+    finally:
+        backend.image_facts.cache_clear()
+    assert len(made) == 1 and made[0].removed == 1
