@@ -23,7 +23,8 @@ from autograder.classroom.gradebook import write_canvas, write_gradebook
 from autograder.classroom.html_report import html_report
 from autograder.classroom.regrade import Change, terminal_table, write_comparison
 from autograder.classroom.similarity import Cluster, Scan
-from autograder.grading.judge import AssignmentGrade, TestResult
+from autograder.grading.judge import AssignmentGrade
+from autograder.grading.judge import TestResult as Judged  # (not "Test…": pytest would collect it)
 from autograder.grading.report import instructor_json, print_report, results_json, utf8_json
 from autograder.grading.results import GradedRun, GradedTest
 from autograder.grading.safe_text import INERT, name, one_line, visible
@@ -72,12 +73,12 @@ def test_escapes_are_visible_and_multi_line_text_stays_multi_line():
 def hostile_grades(toy) -> list[AssignmentGrade]:
     """One toy grade in which every string a submission can reach is HOSTILE: a failure's
     message, its hints (public and hidden), a test id echoed in a problem, a note."""
-    tests = [TestResult("toy", f"test_add{HOSTILE}", "test_add.py", "public", 2, False,
+    tests = [Judged("toy", f"test_add{HOSTILE}", "test_add.py", "public", 2, False,
                         message=f"ValueError: {HOSTILE}\nprinted: {HOSTILE}", hints=[HOSTILE],
                         task=1, task_title="Add"),
-             TestResult("toy", "test_mean", "test_mean.py", "hidden", 3, False,
+             Judged("toy", "test_mean", "test_mean.py", "hidden", 3, False,
                         message="Hidden test failed.", hints=[f"hidden {HOSTILE}"], task=2),
-             TestResult("toy", "test_ok", "test_ok.py", "public", 2, True, task=1)]
+             Judged("toy", "test_ok", "test_ok.py", "public", 2, True, task=1)]
     problem = Reason(Cause.PACKAGE_IMPORT, detail=f"cannot import {HOSTILE}", file="toy/a.py", line=1)
     return [AssignmentGrade(toy, tests, problems=[problem],
                             notes=[f"graded {HOSTILE}/ (also found {HOSTILE})"])]
@@ -126,7 +127,7 @@ def test_the_gradebooks_class_report_and_regrade_preview_are_inert(toy, tmp_path
 
 
 def test_the_notebook_feedback_and_the_cli_error_lines_are_inert(toy_env, capsys):
-    failed = TestResult("toy", HOSTILE, "test_add.py", "public", 2, False,
+    failed = Judged("toy", HOSTILE, "test_add.py", "public", 2, False,
                         message=f"{HOSTILE}\n{HOSTILE}", hints=[HOSTILE], task=1)
     LabGrade("toy", (failed,), (HOSTILE,), True).task(1)
     assert_inert(capsys.readouterr().out, "notebook feedback")
