@@ -73,7 +73,7 @@ class Timeline:
                 i = cmd.argv.index(str(boot))
                 if tl.cprofile is not None:
                     out = tl.cprofile / f"{tl.name}.prof"
-                    cmd.argv[i:i] = ["-m", "cProfile", "-o", str(out)]
+                    cmd.argv[i:i] = [str(ROOT / "bench" / "child_cprofile.py"), str(out)]
                 if tl.cpu_out is not None:
                     cmd.argv[i:i] = [str(ROOT / "bench" / "child_cpu.py"), str(tl.cpu_out)]
                 if tl.importtime is not None:  # an interpreter option: right after python
