@@ -15,6 +15,8 @@ import numpy as np
 MAX_DEPTH = 64
 _NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _ARRAY_KINDS = "biuf"
+_NUMBERS = frozenset({bool, int, float})  # an ndarray's items, as JSON gives them
+_SCALARS = frozenset({type(None), bool, str, int, float})  # items that decode to themselves
 
 
 class PlainDataError(ValueError):
@@ -47,7 +49,7 @@ def encode(value: Any, _depth: int = 0) -> Any:
         if value.dtype.kind not in _ARRAY_KINDS:
             return {"__unencodable__": f"ndarray of dtype {value.dtype}"}
         flat = value.ravel().tolist()
-        if value.dtype.kind == "f":
+        if value.dtype.kind == "f" and not np.isfinite(value).all():
             flat = [x if math.isfinite(x) else _float(x)["__float__"] for x in flat]
         return {"__ndarray__": {"dtype": value.dtype.str.lstrip("<>|="), "shape": list(value.shape),
                                 "data": flat}}
@@ -94,6 +96,8 @@ def decode(data: Any, _depth: int = 0) -> Any:
     if isinstance(data, float):
         return data
     if isinstance(data, list):
+        if _depth < MAX_DEPTH and set(map(type, data)) <= _SCALARS:
+            return list(data)  # each item decodes to itself: no call per item
         return [decode(v, _depth + 1) for v in data]
     if not isinstance(data, dict):
         raise PlainDataError(f"unexpected JSON type {type(data).__name__}")
@@ -143,9 +147,13 @@ def _decode_array(body: Any) -> np.ndarray:
         raise PlainDataError("bad ndarray dtype") from e
     if dt.kind not in _ARRAY_KINDS or not isinstance(flat, list) or len(flat) != math.prod(shape):
         raise PlainDataError("bad ndarray data")
-    if dt.kind == "f":
+    # the element checks look at each item's exact type (C speed: an array holds up to
+    # millions); an item of another type (a subclass) is checked one by one
+    types = set(map(type, flat))
+    if dt.kind == "f" and str in types:
         flat = [_NONFINITE[x] if isinstance(x, str) and x in _NONFINITE else x for x in flat]
-    if not all(isinstance(x, (int, float)) and not isinstance(x, str) for x in flat):
+        types = set(map(type, flat))
+    if not types <= _NUMBERS and not all(isinstance(x, (int, float)) for x in flat):
         raise PlainDataError("bad ndarray element")
     try:
         return np.array(flat, dtype=dt).reshape(shape)
