@@ -91,7 +91,11 @@ def image_facts(image: str, packages: tuple[str, ...]) -> dict:
             image, [PYTHON, "-I", "-c", IMAGE_FACTS, json.dumps(packages)], network_mode="none",
             read_only=True, cap_drop=["ALL"], security_opt=["no-new-privileges"])
         container.start()
-        container.wait(timeout=FACTS_S)
+        status = container.wait(timeout=FACTS_S).get("StatusCode")
+        if status != 0:  # its stderr's last line says why (an image without its venv: no python)
+            err = transient(lambda: container.logs(stdout=False, stderr=True))
+            last = (err.decode(errors="replace").strip().splitlines() or ["no output"])[-1]
+            raise BackendError(f"its container exited with {status}: {last}")
         out = transient(lambda: container.logs(stdout=True, stderr=False))
         return json.loads(out.decode().strip().splitlines()[-1])
     except Exception as e:  # noqa: BLE001 - without the facts, no view: never run viewless

@@ -64,17 +64,17 @@ def test_a_server_error_is_asked_again_and_a_client_error_is_an_answer():
 class Container:
     """A container that has exited with `code`; its reload and logs fail as `errors` say."""
 
-    def __init__(self, code=0, reload_errors=(), logs_errors=(), out=b""):
+    def __init__(self, code=0, reload_errors=(), logs_errors=(), out=b"", err=b""):
         self.status, self.attrs, self.code = "running", {}, code
         self._reload, self._logs = Flaky(reload_errors), Flaky(logs_errors, out)
-        self.removed = 0
+        self.err, self.removed = err, 0
 
     def reload(self):
         self._reload()
         self.status, self.attrs = "exited", {"State": {"ExitCode": self.code}}
 
     def logs(self, stdout=True, stderr=True):
-        return self._logs() if stdout else b""
+        return self._logs() if stdout else self.err
 
     def start(self):
         pass
@@ -101,17 +101,14 @@ def test_a_vanished_container_has_ended(tmp_path):
     assert child.poll() == -1
 
 
-def test_the_image_facts_survive_the_race_and_leave_no_container(monkeypatch):
-    facts = {"site": "/x", "versions": {}, "foreign_site": [], "entries": []}
-    made: list[Container] = []
+def facts_from(container: Container, monkeypatch) -> dict:
+    """image_facts, from an engine whose one container is `container` (removed after)."""
 
     class Client:
         class containers:  # noqa: N801 - docker-py's attribute name
             @staticmethod
             def create(image, command, **kwargs):
-                made.append(Container(logs_errors=[server_error()],
-                                      out=json.dumps(facts).encode() + b"\n"))
-                return made[-1]
+                return container
 
         def close(self):
             pass
@@ -119,7 +116,22 @@ def test_the_image_facts_survive_the_race_and_leave_no_container(monkeypatch):
     monkeypatch.setattr(backend, "_client", Client)
     backend.image_facts.cache_clear()
     try:
-        assert backend.image_facts("race-image", ()) == facts
+        return backend.image_facts("some-image", ())
     finally:
         backend.image_facts.cache_clear()
-    assert len(made) == 1 and made[0].removed == 1
+        assert container.removed == 1
+
+
+def test_the_image_facts_survive_the_race_and_leave_no_container(monkeypatch):
+    facts = {"site": "/x", "versions": {}, "foreign_site": [], "entries": []}
+    racing = Container(logs_errors=[server_error()], out=json.dumps(facts).encode() + b"\n")
+    assert facts_from(racing, monkeypatch) == facts
+
+
+def test_an_image_that_cannot_say_its_facts_is_one_line_naming_why(monkeypatch):
+    broken = Container(code=127, err=b"exec: /opt/runner/venv/bin/python3: not found\n")
+    with pytest.raises(backend.BackendError) as caught:
+        facts_from(broken, monkeypatch)
+    assert str(caught.value) == ("cannot read the runner image's packages (BackendError: its "
+                                 "container exited with 127: exec: /opt/runner/venv/bin/python3: "
+                                 "not found)")
