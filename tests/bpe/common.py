@@ -19,6 +19,7 @@ import random
 
 import regex
 
+from autograder.harness.small_ints import SmallInts
 from bpe import Tokenizer, train_bpe
 
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -42,11 +43,11 @@ SEPARATORS = [" "] * 8 + ["  ", "\n", "\n\n", "\t", " \n", "   \n\n", ", ", ". "
 def corpus(rng, n_words: int, langs=tuple(SYLLABLES), words_per_lang: int = 150) -> str:
     """Zipf-distributed words from a random lexicon per language, joined by varied separators."""
     lexicon = []
-    for lang in langs:
-        syl = SYLLABLES[lang]
-        for _ in range(words_per_lang):
-            k = int(rng.integers(1, 5))
-            lexicon.append("".join(syl[int(j)] for j in rng.integers(0, len(syl), k)))
+    with SmallInts(rng) as ints:  # the draws of rng.integers(1, 5), then rng.integers(0, n, k)
+        for lang in langs:
+            syllable, n = SYLLABLES[lang].__getitem__, len(SYLLABLES[lang])
+            for _ in range(words_per_lang):
+                lexicon.append("".join(map(syllable, ints.many(0, n, ints.one(1, 5)))))
     lexicon += EXTRAS
     rank = rng.permutation(len(lexicon))
     p = 1.0 / (1.0 + rank) ** 1.1
