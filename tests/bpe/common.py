@@ -16,6 +16,7 @@ graded runs replay the stored result.
 """
 
 import random
+from collections import defaultdict
 
 import regex
 
@@ -87,11 +88,18 @@ def _splits(token: bytes, vocab: set) -> int:
 
 def stochastic_merges(rng, text: str, n_merges: int) -> list:
     """Merges made by repeatedly merging a random adjacent pair of the corpus (within
-    pre-tokens). Skips a merge that would give some token a second split into vocab tokens."""
+    pre-tokens). Skips a merge that would give some token a second split into vocab tokens.
+    `holding` (token -> the words that hold it) and `extending` (token -> the merged tokens it
+    starts or ends, longer than it) find at once the words a merge changes and the tokens whose
+    splits a new token can change, which a scan of every word and every merged token found."""
     words = sorted({p.encode("utf-8") for p in regex.findall(GPT2_PATTERN, text)})
     words = [[bytes([b]) for b in w] for w in words if len(w) > 1]
     vocab = {bytes([b]) for b in range(256)}
-    merged: list[bytes] = []  # the multi-byte tokens of vocab, in the order they were added
+    holding: dict[bytes, set[int]] = defaultdict(set)
+    for i, word in enumerate(words):
+        for token in word:
+            holding[token].add(i)
+    extending: dict[bytes, list[bytes]] = defaultdict(list)
     merges = []
     for _ in range(50 * n_merges):
         if len(merges) == n_merges or not words:
@@ -108,13 +116,20 @@ def stochastic_merges(rng, text: str, n_merges: int) -> list:
         # every multi-byte token has one split (each was added that way, and only a shorter
         # token can be a piece of it): adding t changes only the splits of those starting or
         # ending with t
-        if any(len(s) > len(t) and (s.startswith(t) or s.endswith(t)) and _splits(s, vocab) != 1
-               for s in merged):
+        if any(_splits(s, vocab) != 1 for s in extending.get(t, ())):
             vocab.remove(t)
             continue
-        merged.append(t)
+        for k in range(1, len(t)):
+            extending[t[:k]].append(t)
+            extending[t[k:]].append(t)
         merges.append((a, b))
-        words = [_merge(w, (a, b)) if a in w and b in w else w for w in words]
+        for i in holding[a] & holding[b]:  # the words holding both, each merged on its own
+            before, words[i] = set(words[i]), _merge(words[i], (a, b))
+            after = set(words[i])
+            for token in before - after:
+                holding[token].discard(i)
+            for token in after - before:
+                holding[token].add(i)
     return merges
 
 
