@@ -1,6 +1,6 @@
 """Many small random integers, one at a time, for the tests' input generators: the values and the
 generator's state afterwards are exactly those of the same `rng.integers(low, high[, size])`
-calls on a numpy `Generator`, at a tenth of their cost.
+calls on a numpy `Generator`, at about a fifth of their CPU.
 
 A generator that builds its words letter by letter makes two numpy calls a word (how long, then
 which letters), and each call costs microseconds of overhead for one to eight values: dedup's

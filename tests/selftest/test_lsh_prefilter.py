@@ -34,8 +34,7 @@ def common():
 
 def every_pair(common, t, k, wfp, wfn):
     """robust_params_cases' decision with quad for every (b, r): what it was written as."""
-    errors = sorted(common.weighted_error(t, b, r, wfp, wfn)
-                    for b in range(1, k + 1) for r in range(1, k // b + 1))
+    errors = sorted(common.weighted_error(t, b, r, wfp, wfn) for b, r in common.lsh_pairs(k))
     return len(errors) == 1 or errors[1] - errors[0] > 1e-6 * errors[0]
 
 
@@ -46,7 +45,7 @@ def test_the_closed_form_agrees_with_quad(common):
     extremes = [(t, 259, 0.5) for t in (0.02, 0.035, 0.1, 0.97)]
     for t, k, w in extremes + [(float(rng.uniform(0.02, 0.97)), int(rng.integers(1, 260)),
                                 float(rng.uniform())) for _ in range(150)]:
-        pairs = [(b, r) for b in range(1, k + 1) for r in range(1, k // b + 1)]
+        pairs = common.lsh_pairs(k)
         pairs = [pairs[i] for i in rng.integers(0, len(pairs), size=min(6, len(pairs)))]
         pairs += [(1, k), (k, 1)]
         closed = common.weighted_errors_closed(t, pairs, w, 1 - w)
@@ -69,8 +68,7 @@ def test_a_tie_is_dropped(common):
     k, w = 8, 0.5
 
     def best(t):
-        pairs = [(b, r) for b in range(1, k + 1) for r in range(1, k // b + 1)]
-        return min(pairs, key=lambda p: common.weighted_error(t, p[0], p[1], w, w))
+        return min(common.lsh_pairs(k), key=lambda p: common.weighted_error(t, p[0], p[1], w, w))
 
     low, high = 0.3, 0.7
     assert best(low) != best(high)
