@@ -54,6 +54,8 @@ def container_user(run: str, child: int) -> str:
     return f"{uid}:{uid}"
 CPUS = 2.0
 TRIES = 5  # an engine call answered with a server error (`transient`)
+REMOVE_S = 60.0  # how long `remove` keeps trying a container the engine will not remove yet
+RUN_LABEL = "org.training-systems.run"  # each graded container's label: its run folder
 FACTS_S = 120  # the image-facts container's run
 
 
@@ -194,15 +196,26 @@ def transient(call, tries: int = TRIES):
     return call()  # the last try: its error, whatever it is, is the answer
 
 
-def remove(container) -> None:
-    """Remove `container` (force: running or not); podman may still be tearing it down, so a
-    failure is tried again, then left (the engine's own cleanup, or `make clean`, ends it)."""
-    for _ in range(TRIES):
+def remove(container, within_s: float = REMOVE_S) -> None:
+    """Remove `container` (force: running or not). "No such container" is done. Any other
+    failure (podman may still be tearing it down; a loaded engine answers late) is tried again,
+    0.2-2 s apart, for `within_s` seconds: five tries in one second left a container behind
+    in a full, loaded `make test`. Past that it is left to the engine's own cleanup, or
+    `make clean`."""
+    from docker.errors import NotFound
+
+    deadline, pause = time.monotonic() + within_s, 0.2
+    while True:
         try:
             container.remove(force=True)
             return
+        except NotFound:
+            return
         except Exception:  # noqa: BLE001 - retry: podman may still be tearing it down
-            time.sleep(0.2)
+            if time.monotonic() + pause > deadline:
+                return
+            time.sleep(pause)
+            pause = min(2 * pause, 2.0)
 
 
 def _client():
@@ -346,7 +359,7 @@ class ContainerBox:
                      Ulimit(name="nproc", soft=limits.processes, hard=limits.processes)],
             device_requests=[DeviceRequest(count=-1 if gpus == "all" else int(gpus),
                                            capabilities=[["gpu"]])] if gpus else None,
-            labels={"org.training-systems.run": run},
+            labels={RUN_LABEL: run},
             stdin_open=False, tty=False)
         child = ContainerChild(container, stdout, stderr)
         try:
@@ -360,7 +373,19 @@ class ContainerBox:
         pass  # the container, and everything in it, is gone with kill()
 
     def close(self) -> None:
-        self.client.close()
+        """End the run's containers, then the client: each child removes its own container
+        with kill(), and whatever is left under this run's label (a create the engine carried
+        out after the client gave up on it, a remove it kept refusing) is removed here, so no
+        container outlives its run folder."""
+        try:
+            left = self.client.api.containers(
+                all=True, filters={"label": f"{RUN_LABEL}={self.run}"})
+            for found in left:
+                remove(self.client.containers.prepare_model(found))
+        except Exception:  # noqa: BLE001 - no engine to ask: nothing more this run can do
+            pass
+        finally:
+            self.client.close()
 
 
 class DockerBackend:
