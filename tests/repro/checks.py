@@ -10,9 +10,25 @@ from __future__ import annotations
 import itertools
 import math
 import re
+import warnings
 
 import numpy as np
 from scipy import stats
+
+# scipy warns when a sample's values are nearly identical; the oracle's value is still what the
+# student is judged against, so the warning is only noise on the grader's terminal.
+PRECISION_LOSS = "Precision loss occurred in moment calculation"
+
+
+def _quiet_precision_loss() -> None:
+    """Ignore scipy's precision-loss warning from now on in this process: a filter added once
+    (again if something restored the filters without it), never a `catch_warnings()` block
+    around the call. The parent judges gradings in threads, and one thread leaving its block
+    restores the filters in the middle of another thread's (the demo printed the warning)."""
+    if not any(f[0] == "ignore" and f[1] is not None and f[1].pattern == PRECISION_LOSS
+               and f[2] is RuntimeWarning for f in warnings.filters):
+        warnings.filterwarnings("ignore", message=PRECISION_LOSS, category=RuntimeWarning)
+
 
 WORKSPACE_CONFIGS = (":4096:8", ":16:8")
 GENERATORS = {"python": "Python's random", "numpy": "NumPy's np.random", "torch": "torch"}
@@ -246,13 +262,10 @@ def matches_scipy_welch(observed, ctx) -> str | None:
     got = _floats(observed, 2)
     if got is None:
         return "welch_t_test must return (statistic, pvalue), two numbers"
-    with np.errstate(all="ignore"):
-        import warnings
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            welch = stats.ttest_ind(case["a"], case["b"], equal_var=False)
-            student = stats.ttest_ind(case["a"], case["b"], equal_var=True)
+    _quiet_precision_loss()
+    with np.errstate(all="ignore"):  # numpy's state is per thread
+        welch = stats.ttest_ind(case["a"], case["b"], equal_var=False)
+        student = stats.ttest_ind(case["a"], case["b"], equal_var=True)
     want = [float(welch.statistic), float(welch.pvalue)]
     if all(_same(g, w) for g, w in zip(got, want)):
         return None

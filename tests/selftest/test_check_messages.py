@@ -40,3 +40,32 @@ def test_welch_without_a_computed_diagnosis_states_the_difference():
     assert message.startswith("statistic right; p-value 0.5 expected")
     assert "wrong" not in message and "needs" not in message
     assert _welch(lambda t: 2 * stats.t.sf(abs(t), _df(A, B)), A, B) is None
+
+
+
+def test_welch_on_nearly_identical_samples_prints_no_warning_while_another_thread_judges(
+        monkeypatch):
+    """scipy warns of precision loss on nearly identical samples; the parent judges gradings
+    in threads, so a check may not rely on a `catch_warnings()` block: another thread leaving
+    its own block (entered after this process judged its first Welch case) restores the
+    filters in the middle of this one (the demo printed scipy's warning). Here that other
+    thread's exit is played just before scipy computes."""
+    import warnings
+
+    checks = load("repro").checks
+    a = [0.3] * 5 + [0.30000000000000004]
+    b = [x + 1e-16 for x in a]
+    ctx = SimpleNamespace(inputs=[{"a": a, "b": b}], name="welch[0]")
+    real = stats.ttest_ind
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("default")
+        checks.matches_scipy_welch([0.0, 1.0], ctx)  # the process's first Welch case
+        outside = list(warnings.filters)  # what another thread's exit would restore
+
+        def ttest_ind(*args, **kwargs):
+            warnings.filters[:] = outside
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(checks.stats, "ttest_ind", ttest_ind)
+        checks.matches_scipy_welch([0.0, 1.0], ctx)
+    assert not [w for w in shown if "Precision loss" in str(w.message)]
