@@ -53,7 +53,7 @@ DOCKER_HOST = Setting(
 DOCKER_IMAGE = Setting(
     "AUTOGRADER_DOCKER_IMAGE",
     "the runner image `--backend docker` starts children in; default: the course's own tag "
-    "(backends/docker.py IMAGE, built by `make docker-cpu`).")
+    "(backends/docker_calls.py IMAGE, built by `make docker-cpu`).")
 CACHE = Setting(
     "AUTOGRADER_CACHE",
     "where the runner image's build cache and saved images live; default: "

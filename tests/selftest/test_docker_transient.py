@@ -1,4 +1,4 @@
-"""The docker backend's answer to the engine's transient server errors (backends/docker.py,
+"""The docker backend's answer to the engine's transient server errors (backends/docker_calls.py,
 `transient`), without an engine: podman answers an inspection of a container whose process
 has just exited with 500 ("read /proc/N/cgroup: no such process"). A full `make test` met it
 in the image-facts container (docker-py's logs() inspects first) and failed a whole grading
@@ -14,6 +14,7 @@ import requests
 from docker.errors import APIError, NotFound
 
 from autograder.backends import docker as backend
+from autograder.backends import docker_calls, docker_view
 
 RACE = "read /proc/7844/cgroup: no such process"
 
@@ -32,7 +33,7 @@ def not_found() -> NotFound:
 
 @pytest.fixture(autouse=True)
 def no_sleep(monkeypatch):
-    monkeypatch.setattr(backend.time, "sleep", lambda s: None)
+    monkeypatch.setattr(docker_calls.time, "sleep", lambda s: None)
 
 
 class Flaky:
@@ -50,15 +51,15 @@ class Flaky:
 
 def test_a_server_error_is_asked_again_and_a_client_error_is_an_answer():
     flaky = Flaky([server_error(), server_error()], b"out")
-    assert backend.transient(flaky) == b"out" and flaky.calls == 3
+    assert docker_calls.transient(flaky) == b"out" and flaky.calls == 3
     gone = Flaky([not_found()], b"never")
     with pytest.raises(NotFound):
-        backend.transient(gone)
+        docker_calls.transient(gone)
     assert gone.calls == 1
-    stuck = Flaky([server_error()] * backend.TRIES, b"never")
+    stuck = Flaky([server_error()] * docker_calls.TRIES, b"never")
     with pytest.raises(APIError):
-        backend.transient(stuck)
-    assert stuck.calls == backend.TRIES
+        docker_calls.transient(stuck)
+    assert stuck.calls == docker_calls.TRIES
 
 
 class Container:
@@ -89,7 +90,7 @@ class Container:
 def test_an_exiting_container_is_not_taken_for_a_vanished_one(tmp_path):
     """poll() during podman's race is "not known yet", never -1 (which the runner reads as a
     child that died): the next poll reads the real exit code."""
-    container = Container(code=0, reload_errors=[server_error()] * (backend.TRIES + 1))
+    container = Container(code=0, reload_errors=[server_error()] * (docker_calls.TRIES + 1))
     child = backend.ContainerChild(container, tmp_path / "out", tmp_path / "err")
     assert child.poll() is None
     assert child.poll() == 0
@@ -113,12 +114,12 @@ def facts_from(container: Container, monkeypatch) -> dict:
         def close(self):
             pass
 
-    monkeypatch.setattr(backend, "_client", Client)
-    backend.image_facts.cache_clear()
+    monkeypatch.setattr(docker_view, "client", Client)
+    docker_view.image_facts.cache_clear()
     try:
-        return backend.image_facts("some-image", ())
+        return docker_view.image_facts("some-image", ())
     finally:
-        backend.image_facts.cache_clear()
+        docker_view.image_facts.cache_clear()
         assert container.removed == 1
 
 
@@ -130,7 +131,7 @@ def test_the_image_facts_survive_the_race_and_leave_no_container(monkeypatch):
 
 def test_an_image_that_cannot_say_its_facts_is_one_line_naming_why(monkeypatch):
     broken = Container(code=127, err=b"exec: /opt/runner/venv/bin/python3: not found\n")
-    with pytest.raises(backend.BackendError) as caught:
+    with pytest.raises(docker_view.BackendError) as caught:
         facts_from(broken, monkeypatch)
     assert str(caught.value) == ("cannot read the runner image's packages (BackendError: its "
                                  "container exited with 127: exec: /opt/runner/venv/bin/python3: "
@@ -150,18 +151,18 @@ def test_a_container_the_engine_will_not_remove_yet_is_tried_again_until_its_dea
     full `make test` found it left behind (test_docker's containers_left). `remove` keeps
     trying for REMOVE_S of the engine's time; "no such container" is done at once."""
     clock = [0.0]
-    monkeypatch.setattr(backend.time, "monotonic", lambda: clock[0])
-    monkeypatch.setattr(backend.time, "sleep", lambda s: clock.__setitem__(0, clock[0] + s))
+    monkeypatch.setattr(docker_calls.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(docker_calls.time, "sleep", lambda s: clock.__setitem__(0, clock[0] + s))
     late = Stubborn([server_error()] * 20)
-    backend.remove(late)
-    assert late.remove.calls == 21 and clock[0] < backend.REMOVE_S
+    docker_calls.remove(late)
+    assert late.remove.calls == 21 and clock[0] < docker_calls.REMOVE_S
     gone = Stubborn([not_found()])
-    backend.remove(gone)
+    docker_calls.remove(gone)
     assert gone.remove.calls == 1
     clock[0] = 0.0
     never = Stubborn([server_error()] * 10**6)
-    backend.remove(never)  # gives up, and says nothing: the engine's cleanup ends it
-    assert backend.REMOVE_S - 2.0 <= clock[0] <= backend.REMOVE_S and never.remove.calls < 60
+    docker_calls.remove(never)  # gives up, and says nothing: the engine's cleanup ends it
+    assert docker_calls.REMOVE_S - 2.0 <= clock[0] <= docker_calls.REMOVE_S and never.remove.calls < 60
 
 
 def test_closing_a_run_removes_every_container_left_under_its_label(tmp_path):
