@@ -57,6 +57,13 @@ def _command(subs: Path, out: Path) -> list[str]:
             "--jobs", "2", "--out", str(out)]
 
 
+def _as_from_a_shell() -> None:
+    """In the child, before exec: SIGINT as an interactive shell leaves it. A background job
+    (this suite run with `&` or nohup) inherits SIGINT ignored, which bulk keeps ignored, as
+    Python does (classroom/interrupt.py): the signal a user sends is what is tested."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _descendants(pid: int) -> set[tuple[int, str]]:
     """(pid, start time) of every process below `pid` now (the start time tells a reused pid)."""
     children: dict[int, list[int]] = {}
@@ -173,7 +180,8 @@ def test_a_signal_without_a_terminal_stops_bulk_and_the_same_command_resumes(toy
     total = 6
     subs, out = _class(tmp_path, total), tmp_path / "out"
     proc = subprocess.Popen(_command(subs, out), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+                            stderr=subprocess.STDOUT, start_new_session=True,
+                            preexec_fn=_as_from_a_shell)  # noqa: PLW1509
     output = Output(proc.stdout.fileno())
     assert output.wait_for(rb"\[1/6\] s\d: 7/7", timeout=300), output.text  # mid-run
     took, bound, left = _stop(proc, lambda: proc.send_signal(sig))
@@ -192,6 +200,7 @@ def test_ctrl_c_at_a_terminal_stops_bulk(toy_env, tmp_path):
     master, slave = pty.openpty()
 
     def controlling_terminal() -> None:  # the child's own session, the pty its terminal
+        _as_from_a_shell()
         os.setsid()
         import fcntl
         fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
@@ -231,7 +240,8 @@ def test_ctrl_c_during_the_similarity_scan_stops_bulk(toy_env, tmp_path):
     for k in range(1):  # the scan tokenizes it: seconds (the course version is unchanged)
         (toy_env / "starter" / "toy" / f"big{k}.py").write_text(body * (1_500_000 // len(body)))
     proc = subprocess.Popen(_command(subs, out), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+                            stderr=subprocess.STDOUT, start_new_session=True,
+                            preexec_fn=_as_from_a_shell)  # noqa: PLW1509
     output = Output(proc.stdout.fileno())
     assert output.wait_for(rb"nothing to grade", timeout=300), output.text
     took, bound, left = _stop(proc, lambda: proc.send_signal(signal.SIGINT))
