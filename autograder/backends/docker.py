@@ -9,9 +9,10 @@ forbidden rule names replaced, sandbox/view.py) is bound over the image's site-p
 (`image_view`), and so are the stubs that hide what a top-level rule forbids (`image_masks`),
 and an empty folder over every other site folder of the image (`image_foreign_site_dirs`: the
 image's own interpreter's, Debian's); these mounts are backends/docker_view.py's, and the
-engine calls that outlast podman's races backends/docker_calls.py's. The container has no network, no capabilities,
-no-new-privileges, the sandbox's seccomp filter (sandbox/seccomp.py as a profile), a read-only
-root, an unprivileged uid of its own, and memory/pids/CPU/file limits.
+engine calls that outlast podman's races backends/docker_calls.py's. The container has no
+network, no capabilities, no-new-privileges, the sandbox's seccomp filter (sandbox/seccomp.py
+as a profile), a read-only root, an unprivileged uid of its own, and memory/pids/CPU/file
+limits.
 The runner keeps every deadline: at a timeout it kills and removes the container (the SDK's
 wait timeout would not stop it). What comes back is the same JSON-lines events file the host
 child writes, read and judged by the parent exactly as on the host.

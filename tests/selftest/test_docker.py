@@ -20,6 +20,7 @@ import pytest
 from helpers import SOLUTION, grade_results, grade_root
 
 from autograder.backends import Placement, docker_image
+from autograder.backends.docker import RUN_LABEL
 from autograder.sandbox import SandboxPolicy
 
 HERE = Path(__file__).resolve().parent
@@ -41,9 +42,9 @@ def containers_left(url: str) -> list[str]:
     try:
         # the list's own fields: containers.list() inspects each one after listing, and a
         # container another worker's run removes in between is a 404 (seen in a full run)
-        found = client.api.containers(all=True, filters={"label": "org.training-systems.run"})
+        found = client.api.containers(all=True, filters={"label": RUN_LABEL})
         return [(c.get("Names") or [c["Id"]])[0] for c in found
-                if not Path((c.get("Labels") or {}).get("org.training-systems.run", "/")).exists()]
+                if not Path((c.get("Labels") or {}).get(RUN_LABEL, "/")).exists()]
     finally:
         client.close()
 
