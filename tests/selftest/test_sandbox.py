@@ -515,7 +515,12 @@ def test_grader_killed_mid_run_leaves_nothing_running(toy_course, tmp_path, bubb
     sub = submission(tmp_path, source, "sleeper")
     if not bubblewrap:
         request.getfixturevalue("without_bubblewrap")
-    env = {**os.environ, COURSE_ROOT.name: str(toy_course)}
+    # what a SIGKILLed grader cannot remove (its draw's and run's temporary folders) goes to a
+    # TMPDIR of its own, removed here; the slot uids must be able to pass through it
+    scratch = Path(tempfile.mkdtemp(prefix="killed-grader-"))
+    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
+    scratch.chmod(0o755)
+    env = {**os.environ, COURSE_ROOT.name: str(toy_course), "TMPDIR": str(scratch)}
     grader = subprocess.Popen([sys.executable, "-m", "autograder", "grade", str(sub),
                                "--assignment", "toy", "--out", str(tmp_path / "out")],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
