@@ -110,7 +110,7 @@ SAMPLE ?= 40
 mutation: setup
 	$(PY) -m autograder mutation $(ONLY) $(if $(filter all,$(SAMPLE)),,--sample $(SAMPLE)) $(if $(SEED),--seed $(SEED))
 
-bench: setup-instructor   # 40-60 min on 2 shared cores: every bench/bench_*.py's rows() -> bench/results.{json,md}
+bench: setup-instructor   # 40-70 min on 2 shared cores: every bench/bench_*.py's rows() -> bench/results.{json,md}
 	$(PY) bench/run_all.py
 
 .PHONY: gradescope

@@ -3,7 +3,7 @@ bench/results.json (the rows, the date and the machine) and bench/results.md (th
 table): the measured figures, with their date and machine, that README.md and
 docs/PERFORMANCE.md point to.
 
-    python bench/run_all.py                 # everything (40-60 min), writes the two files
+    python bench/run_all.py                 # everything (40-70 min), writes the two files
     python bench/run_all.py --only bpe ddp  # just these files (bench_bpe.py, bench_ddp.py);
                                             # prints the table, writes nothing
 
